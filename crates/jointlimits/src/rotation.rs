@@ -1,0 +1,299 @@
+//! Quaternion helpers that the rest of the library is built on.
+//!
+//! Conventions: glam quaternions `(x, y, z, w)`, unit length, right-handed. A rotation and its
+//! negation describe the same orientation but different *paths* from the identity: `q` with
+//! `w ≥ 0` turns by at most π ("the short way"), `-q` by `2π - angle` ("the long way"). Joint limits
+//! work on relative rotations, where this difference matters, so these helpers keep track of it.
+
+use glam::{Quat, Vec3};
+
+/// Below this vector-part length a rotation is treated as the identity (or as a full turn).
+const TINY: f32 = 1e-12;
+
+/// The cover of `q` that turns the short way: `q` if `w ≥ 0`, else `-q`.
+///
+/// Both describe the same orientation; the returned one has a rotation angle in `[0, π]`.
+#[inline]
+pub fn quat_abs(q: Quat) -> Quat {
+    if q.w < 0.0 { -q } else { q }
+}
+
+/// Unrolls a sequence of rotations in place so that consecutive quaternions have a non-negative
+/// dot product, removing the sudden cover switches found in recorded data.
+///
+/// The first sample is made to take the short way ([`quat_abs`]); every later one takes the cover
+/// closest to its predecessor. Rotations of more than π from the identity survive, but only when the
+/// sequence actually travels there continuously. Unroll each clip (each contiguous range of frames)
+/// separately: a cut between clips is not motion.
+pub fn unroll(rotations: &mut [Quat]) {
+    let Some((first, rest)) = rotations.split_first_mut() else {
+        return;
+    };
+    *first = quat_abs(*first);
+    let mut previous = *first;
+    for q in rest {
+        if q.dot(previous) < 0.0 {
+            *q = -*q;
+        }
+        previous = *q;
+    }
+}
+
+/// The cover of `q` nearest to `previous` (dot product ≥ 0): one step of [`unroll`], for runtime
+/// use on a stream of frames.
+#[inline]
+pub fn nearest_cover(q: Quat, previous: Quat) -> Quat {
+    if q.dot(previous) < 0.0 { -q } else { q }
+}
+
+/// The quaternion logarithm as a scaled angle-axis vector: `axis × angle`, with the full rotation
+/// angle in `[0, 2π]` (not the half angle).
+///
+/// For `q = (sin(θ/2)·n, cos(θ/2))` this returns `θ·n` with `θ = 2·atan2(|v|, w)`. `atan2` keeps
+/// full relative precision near `θ = 0` (where `θ·n ≈ 2v`) and near `θ = π` (where `w ≈ 0`).
+/// Quaternions with `w < 0` give angles above π: the long way round, which [`unroll`] preserves.
+/// The exact antipode of the identity (`w = -1`, `v = 0`) is a full turn about an undefined axis;
+/// this returns `2π` about +X so that the result stays finite and keeps its length.
+/// The input is assumed unit length.
+#[inline]
+pub fn to_scaled_angle_axis(q: Quat) -> Vec3 {
+    let v = Vec3::new(q.x, q.y, q.z);
+    let sin_half = v.length();
+    if sin_half < TINY {
+        return if q.w >= 0.0 {
+            // θ·n = 2·atan2(s, w)/s · v → 2v/w as s → 0.
+            2.0 * v / q.w
+        } else {
+            Vec3::X * std::f32::consts::TAU
+        };
+    }
+    let angle = 2.0 * sin_half.atan2(q.w);
+    v * (angle / sin_half)
+}
+
+/// The inverse of [`to_scaled_angle_axis`]: the unit quaternion turning by `|r|` radians about
+/// `r / |r|`, `q = (sin(|r|/2)·r/|r|, cos(|r|/2))`.
+///
+/// Lengths above π give `w < 0` (the long way round); the result is exact near zero, where
+/// `sin(|r|/2)/|r| → 1/2`.
+#[inline]
+pub fn from_scaled_angle_axis(r: Vec3) -> Quat {
+    let angle = r.length();
+    let half = 0.5 * angle;
+    let (sin_half, cos_half) = half.sin_cos();
+    // sin(θ/2)/θ, with its Taylor series where the division would lose precision.
+    let scale = if angle < 1e-4 {
+        0.5 - angle * angle / 48.0
+    } else {
+        sin_half / angle
+    };
+    Quat::from_xyzw(r.x * scale, r.y * scale, r.z * scale, cos_half)
+}
+
+/// A rotation split as `q = swing · twist`, where `twist` turns about the chosen axis and `swing`
+/// turns about an axis perpendicular to it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SwingTwist {
+    /// The rotation about an axis perpendicular to the twist axis, applied after the twist.
+    pub swing: Quat,
+    /// The rotation about the twist axis, applied first.
+    pub twist: Quat,
+}
+
+/// Splits `q` into `swing · twist` about the unit `axis`.
+///
+/// The twist is the projection of `q` onto the rotations about `axis`:
+/// `twist = normalize((axis·(v·axis), w))`, and `swing = q · twist⁻¹`, which moves `axis` to where
+/// `q` moves it by the shortest arc. The twist keeps the sign of `w` (so a twist of 180° or more is
+/// represented, not folded). The split is undefined only when `q` is a swing of exactly 180° (then
+/// the projection vanishes); the twist is then taken as the identity, which is one of the valid
+/// answers, and `swing = q`.
+#[inline]
+pub fn swing_twist(q: Quat, axis: Vec3) -> SwingTwist {
+    let v = Vec3::new(q.x, q.y, q.z);
+    let along = axis * v.dot(axis);
+    let projection = Quat::from_xyzw(along.x, along.y, along.z, q.w);
+    let norm = projection.length();
+    if norm < 1e-6 {
+        return SwingTwist {
+            swing: q,
+            twist: Quat::IDENTITY,
+        };
+    }
+    let twist = projection / norm;
+    SwingTwist {
+        swing: q * twist.conjugate(),
+        twist,
+    }
+}
+
+/// The signed twist angle (radians, in `(-2π, 2π]`) of `twist` about the unit `axis`, for a `twist`
+/// produced by [`swing_twist`] with the same axis.
+#[inline]
+pub fn twist_angle(twist: Quat, axis: Vec3) -> f32 {
+    let sin_half = Vec3::new(twist.x, twist.y, twist.z).dot(axis);
+    2.0 * sin_half.atan2(twist.w)
+}
+
+/// The angle (radians, in `[0, π]`) of the shortest rotation taking orientation `a` to `b`.
+///
+/// Computed as `2·atan2(|v|, |w|)` of `a⁻¹·b`, which stays accurate for tiny angles where
+/// `2·acos(|a·b|)` loses half of its digits.
+#[inline]
+pub fn angle_between(a: Quat, b: Quat) -> f32 {
+    let d = a.conjugate() * b;
+    2.0 * Vec3::new(d.x, d.y, d.z).length().atan2(d.w.abs())
+}
+
+/// The shortest rotation taking direction `from` to direction `to` (neither needs to be unit).
+///
+/// For opposite directions the rotation is π about an axis perpendicular to `from` (any such axis
+/// is shortest; a deterministic one is chosen). A zero-length input gives the identity.
+pub fn rotation_between(from: Vec3, to: Vec3) -> Quat {
+    let (Some(a), Some(b)) = (from.try_normalize(), to.try_normalize()) else {
+        return Quat::IDENTITY;
+    };
+    let cos = a.dot(b);
+    if cos < -1.0 + 1e-6 {
+        return Quat::from_axis_angle(a.any_orthonormal_vector(), std::f32::consts::PI);
+    }
+    // The half-way quaternion: (a × b, 1 + a·b) normalised turns by the angle between a and b.
+    let axis = a.cross(b);
+    Quat::from_xyzw(axis.x, axis.y, axis.z, 1.0 + cos).normalize()
+}
+
+/// Returns `q` normalised, or `None` if any component is non-finite or it has (nearly) zero length.
+///
+/// Runtime code uses this to turn untrusted input into a unit quaternion instead of passing NaN on.
+#[inline]
+pub fn sanitize(q: Quat) -> Option<Quat> {
+    if !q.is_finite() {
+        return None;
+    }
+    let length = q.length();
+    (length > 1e-6).then(|| q / length)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::f32::consts::PI;
+
+    fn unit_quat() -> impl Strategy<Value = Quat> {
+        (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
+            .prop_filter("non-degenerate", |(x, y, z, w)| {
+                x * x + y * y + z * z + w * w > 1e-3
+            })
+            .prop_map(|(x, y, z, w)| Quat::from_xyzw(x, y, z, w).normalize())
+    }
+
+    fn unit_vec() -> impl Strategy<Value = Vec3> {
+        (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
+            .prop_filter("non-degenerate", |(x, y, z)| x * x + y * y + z * z > 1e-3)
+            .prop_map(|(x, y, z)| Vec3::new(x, y, z).normalize())
+    }
+
+    fn close(a: Quat, b: Quat, tol: f32) -> bool {
+        (a - b).length() < tol
+    }
+
+    proptest! {
+        #[test]
+        fn exp_of_log_is_identity_on_both_covers(q in unit_quat()) {
+            let back = from_scaled_angle_axis(to_scaled_angle_axis(q));
+            prop_assert!(close(back, q, 2e-6), "{q:?} -> {back:?}");
+        }
+
+        #[test]
+        fn log_of_exp_is_identity_below_two_pi(axis in unit_vec(), angle in 0.0f32..6.2) {
+            let r = axis * angle;
+            let back = to_scaled_angle_axis(from_scaled_angle_axis(r));
+            prop_assert!((back - r).length() < 1e-5 * (1.0 + angle), "{r:?} -> {back:?}");
+        }
+
+        #[test]
+        fn swing_times_twist_is_q(q in unit_quat(), axis in unit_vec()) {
+            let SwingTwist { swing, twist } = swing_twist(q, axis);
+            prop_assert!(close(swing * twist, q, 1e-5));
+            // The twist turns about the axis: it leaves the axis fixed.
+            prop_assert!((twist * axis - axis).length() < 1e-5);
+            // The swing's axis is perpendicular to the twist axis.
+            prop_assert!(Vec3::new(swing.x, swing.y, swing.z).dot(axis).abs() < 1e-5);
+        }
+
+        #[test]
+        fn unrolled_neighbours_have_non_negative_dot(qs in proptest::collection::vec(unit_quat(), 1..50)) {
+            let mut unrolled = qs.clone();
+            unroll(&mut unrolled);
+            prop_assert!(unrolled[0].w >= 0.0);
+            for pair in unrolled.windows(2) {
+                prop_assert!(pair[0].dot(pair[1]) >= 0.0);
+            }
+            for (a, b) in qs.iter().zip(&unrolled) {
+                prop_assert!(*a == *b || -*a == *b, "only the cover may change");
+            }
+        }
+
+        #[test]
+        fn rotation_between_maps_from_onto_to(a in unit_vec(), b in unit_vec()) {
+            let q = rotation_between(a, b);
+            prop_assert!((q * a - b).length() < 1e-5);
+            let expected = a.dot(b).clamp(-1.0, 1.0).acos();
+            prop_assert!((angle_between(Quat::IDENTITY, q) - expected).abs() < 1e-3);
+        }
+    }
+
+    #[test]
+    fn log_is_accurate_near_zero_and_near_pi() {
+        let tiny = Quat::from_axis_angle(Vec3::Y, 1e-7);
+        assert!((to_scaled_angle_axis(tiny) - Vec3::Y * 1e-7).length() < 1e-13);
+        assert_eq!(to_scaled_angle_axis(Quat::IDENTITY), Vec3::ZERO);
+        let near_pi = Quat::from_axis_angle(Vec3::Z, PI - 1e-5);
+        assert!((to_scaled_angle_axis(near_pi) - Vec3::Z * (PI - 1e-5)).length() < 1e-6);
+        let half_turn = Quat::from_xyzw(0.0, 0.0, 1.0, 0.0);
+        assert!((to_scaled_angle_axis(half_turn) - Vec3::Z * PI).length() < 1e-6);
+        // The long way round: -q turns by 2π - θ about the opposite axis.
+        let long = -Quat::from_axis_angle(Vec3::X, 0.5);
+        assert!((to_scaled_angle_axis(long) + Vec3::X * (2.0 * PI - 0.5)).length() < 1e-5);
+        let full_turn = Quat::from_xyzw(0.0, 0.0, 0.0, -1.0);
+        assert!((to_scaled_angle_axis(full_turn).length() - 2.0 * PI).abs() < 1e-6);
+    }
+
+    #[test]
+    fn swing_twist_is_defined_at_half_turns() {
+        // A pure twist of 180° about the axis stays a twist.
+        let twist_half = Quat::from_axis_angle(Vec3::Y, PI);
+        let st = swing_twist(twist_half, Vec3::Y);
+        assert!(close(st.twist, twist_half, 1e-6));
+        assert!(angle_between(st.swing, Quat::IDENTITY) < 1e-5);
+        assert!((twist_angle(st.twist, Vec3::Y).abs() - PI).abs() < 1e-5);
+        // A twist of 270° (the long way) keeps its sign instead of folding to -90°.
+        let long = Quat::from_axis_angle(Vec3::Y, 1.5 * PI);
+        let st = swing_twist(long, Vec3::Y);
+        assert!((twist_angle(st.twist, Vec3::Y) - 1.5 * PI).abs() < 1e-5);
+        // A swing of exactly 180° has no defined twist: the identity is chosen, nothing is NaN.
+        let swing_half = Quat::from_axis_angle(Vec3::X, PI);
+        let st = swing_twist(swing_half, Vec3::Y);
+        assert!(st.swing.is_finite() && st.twist.is_finite());
+        assert!(close(st.swing * st.twist, swing_half, 1e-6));
+    }
+
+    #[test]
+    fn rotation_between_opposite_directions_is_a_half_turn() {
+        for v in [Vec3::X, Vec3::Y, Vec3::Z, Vec3::new(1.0, 2.0, -3.0)] {
+            let q = rotation_between(v, -v);
+            assert!((q * v.normalize() + v.normalize()).length() < 1e-5);
+            assert!(q.is_finite());
+        }
+        assert_eq!(rotation_between(Vec3::ZERO, Vec3::X), Quat::IDENTITY);
+    }
+
+    #[test]
+    fn sanitize_rejects_non_finite_and_zero() {
+        assert_eq!(sanitize(Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)), None);
+        assert_eq!(sanitize(Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)), None);
+        let q = sanitize(Quat::from_xyzw(0.0, 0.0, 0.0, 2.0)).unwrap();
+        assert_eq!(q, Quat::IDENTITY);
+    }
+}
