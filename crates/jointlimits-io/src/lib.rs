@@ -1,1 +1,10 @@
+//! File formats for jointlimits: BVH motion capture in and out, and atomic file writing.
+//!
+//! This crate owns all file-system access of the project; the `jointlimits` library stays pure.
 
+#![warn(missing_docs)]
+
+pub mod atomic;
+pub mod bvh;
+
+pub use bvh::{Bvh, BvhError, Channel, parse_bvh, read_bvh_file, write_bvh_file};
