@@ -8,7 +8,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum BvhError {
     /// The file could not be read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("cannot access {}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
