@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod euler;
+pub mod fit;
 pub mod humanoid;
 pub mod motion;
 pub mod rotation;
