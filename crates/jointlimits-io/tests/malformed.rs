@@ -290,3 +290,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_very_deep_hierarchy_reads_and_writes_without_recursion() {
+    let depth = 20_000;
+    let mut text = String::from("HIERARCHY\n");
+    for i in 0..depth {
+        let keyword = if i == 0 { "ROOT" } else { "JOINT" };
+        text.push_str(&format!(
+            "{keyword} j{i}\n{{\nOFFSET 0 1 0\nCHANNELS 1 Zrotation\n"
+        ));
+    }
+    text.push_str(&"}\n".repeat(depth));
+    text.push_str(&format!(
+        "MOTION\nFrames: 1\nFrame Time: 0.1\n{}\n",
+        "1 ".repeat(depth)
+    ));
+    let bvh = parse_bvh(&text).unwrap();
+    assert_eq!(bvh.skeleton.len(), depth);
+    let mut written = Vec::new();
+    bvh.write(&mut written).unwrap();
+    let again = parse_bvh(std::str::from_utf8(&written).unwrap()).unwrap();
+    assert_eq!(again.skeleton, bvh.skeleton);
+}

@@ -13,7 +13,7 @@ impl Bvh {
         writeln!(out, "HIERARCHY")?;
         for (index, joint) in self.skeleton.joints().iter().enumerate() {
             if joint.parent.is_none() {
-                self.write_joint(out, index, 0, &children)?;
+                self.write_joint(out, index, &children)?;
             }
         }
         writeln!(out, "MOTION")?;
@@ -36,41 +36,64 @@ impl Bvh {
         Ok(())
     }
 
+    /// Writes one root's subtree. Iterative, so a hierarchy of any depth cannot exhaust the stack.
     fn write_joint(
         &self,
         out: &mut impl Write,
-        index: usize,
-        depth: usize,
+        root: usize,
         children: &[Vec<usize>],
     ) -> io::Result<()> {
-        let joint = &self.skeleton.joints()[index];
-        let indent = "\t".repeat(depth);
-        let keyword = if joint.parent.is_none() {
-            "ROOT"
-        } else {
-            "JOINT"
-        };
-        writeln!(out, "{indent}{keyword} {}", joint.name)?;
-        writeln!(out, "{indent}{{")?;
-        let o = joint.offset;
-        writeln!(out, "{indent}\tOFFSET {} {} {}", o.x, o.y, o.z)?;
-        let channels = &self.channels[index];
-        write!(out, "{indent}\tCHANNELS {}", channels.len())?;
-        for channel in channels {
-            write!(out, " {channel}")?;
+        enum Step {
+            Open(usize, usize),
+            Close(usize, usize),
         }
-        writeln!(out)?;
-        for &child in &children[index] {
-            self.write_joint(out, child, depth + 1, children)?;
+        let mut steps = vec![Step::Open(root, 0)];
+        while let Some(step) = steps.pop() {
+            match step {
+                Step::Open(index, depth) => {
+                    let joint = &self.skeleton.joints()[index];
+                    let indent = indentation(depth);
+                    let keyword = if joint.parent.is_none() {
+                        "ROOT"
+                    } else {
+                        "JOINT"
+                    };
+                    writeln!(out, "{indent}{keyword} {}", joint.name)?;
+                    writeln!(out, "{indent}{{")?;
+                    let o = joint.offset;
+                    writeln!(out, "{indent}\tOFFSET {} {} {}", o.x, o.y, o.z)?;
+                    let channels = &self.channels[index];
+                    write!(out, "{indent}\tCHANNELS {}", channels.len())?;
+                    for channel in channels {
+                        write!(out, " {channel}")?;
+                    }
+                    writeln!(out)?;
+                    // Children come out in order, then the end site and the closing brace.
+                    steps.push(Step::Close(index, depth));
+                    for &child in children[index].iter().rev() {
+                        steps.push(Step::Open(child, depth + 1));
+                    }
+                }
+                Step::Close(index, depth) => {
+                    let indent = indentation(depth);
+                    if let Some(end) = self.skeleton.joints()[index].end_site {
+                        writeln!(out, "{indent}\tEnd Site")?;
+                        writeln!(out, "{indent}\t{{")?;
+                        writeln!(out, "{indent}\t\tOFFSET {} {} {}", end.x, end.y, end.z)?;
+                        writeln!(out, "{indent}\t}}")?;
+                    }
+                    writeln!(out, "{indent}}}")?;
+                }
+            }
         }
-        if let Some(end) = joint.end_site {
-            writeln!(out, "{indent}\tEnd Site")?;
-            writeln!(out, "{indent}\t{{")?;
-            writeln!(out, "{indent}\t\tOFFSET {} {} {}", end.x, end.y, end.z)?;
-            writeln!(out, "{indent}\t}}")?;
-        }
-        writeln!(out, "{indent}}}")
+        Ok(())
     }
+}
+
+/// Tabs for a nesting depth, capped so that output stays linear in size for absurdly deep trees.
+fn indentation(depth: usize) -> String {
+    const MAX_INDENT: usize = 32;
+    "\t".repeat(depth.min(MAX_INDENT))
 }
 
 /// Writes `bvh` to `path` atomically: a crash never leaves a half-written file or destroys the
