@@ -40,8 +40,10 @@ pub fn subsample(samples: &[DVec3], d: f64) -> Vec<usize> {
             cells_per_axis.y as usize,
             cells_per_axis.z as usize,
         ];
+        let cell_count = dims[0] * dims[1] * dims[2];
         let mut grid = DenseGrid {
-            heads: vec![NONE; dims[0] * dims[1] * dims[2]],
+            heads: vec![NONE; cell_count],
+            occupied: vec![0; cell_count.div_ceil(64)],
             dims,
         };
         // One empty cell of padding on each side keeps every neighbour index in bounds.
@@ -139,9 +141,12 @@ const NEIGHBOURS: [[i64; 3]; 27] = {
     offsets
 };
 
-/// Cells of a padded bounding box, stored densely.
+/// Cells of a padded bounding box, stored densely. A bitmap of occupied cells (one bit a cell,
+/// small enough to stay in cache) answers most queries, which are for empty cells, without touching
+/// the larger array of list heads.
 struct DenseGrid {
     heads: Vec<u32>,
+    occupied: Vec<u64>,
     dims: [usize; 3],
 }
 
@@ -153,11 +158,18 @@ impl CellHeads for DenseGrid {
     }
 
     fn head(&self, key: u64) -> u32 {
-        self.heads[key as usize]
+        let key = key as usize;
+        if self.occupied[key / 64] & (1 << (key % 64)) == 0 {
+            NONE
+        } else {
+            self.heads[key]
+        }
     }
 
     fn push(&mut self, key: u64, index: u32) -> u32 {
-        std::mem::replace(&mut self.heads[key as usize], index)
+        let key = key as usize;
+        self.occupied[key / 64] |= 1 << (key % 64);
+        std::mem::replace(&mut self.heads[key], index)
     }
 }
 
