@@ -92,6 +92,11 @@ fn words(line: &str) -> impl Iterator<Item = (usize, &str)> {
         .map(move |word| (column_of(line, word), word))
 }
 
+/// The first word of a line (empty for a blank line).
+fn first_word(line: &str) -> &str {
+    words(line).next().map_or("", |(_, word)| word)
+}
+
 /// The 1-based column of `part` within `line`; just past the end if `part` is not a sub-slice.
 fn column_of(line: &str, part: &str) -> usize {
     let start = line.as_ptr() as usize;
@@ -103,7 +108,7 @@ fn column_of(line: &str, part: &str) -> usize {
     }
 }
 
-/// A joint being read: its data and where it was declared.
+/// A joint whose block is open: its index and whether its OFFSET has been read.
 struct OpenJoint {
     index: usize,
     has_offset: bool,
@@ -179,7 +184,7 @@ impl<'a> Parser<'a> {
             .lines
             .next_statement()
             .ok_or_else(|| self.end_of_file("HIERARCHY"))?;
-        let (_, first) = words(line).next().unwrap_or((1, ""));
+        let first = first_word(line);
         if !first.eq_ignore_ascii_case("HIERARCHY") {
             return Err(self.expected(line, first, "HIERARCHY"));
         }
@@ -446,46 +451,38 @@ impl<'a> Parser<'a> {
 
     /// Reads `Frames: N` and `Frame Time: T`.
     fn parse_motion_header(&mut self) -> Result<(usize, f64), BvhError> {
-        let line = self
-            .lines
-            .next_statement()
-            .ok_or_else(|| self.end_of_file("Frames:"))?;
-        let frames_text = labelled_value(line, "frames").ok_or_else(|| {
-            let first = words(line).next().map_or("", |(_, w)| w);
-            self.expected(line, first, "Frames: followed by the frame count")
-        })?;
+        let (line, frames_text) =
+            self.labelled_line("frames", "Frames: followed by the frame count")?;
         let frames: usize = frames_text.parse().map_err(|_| {
-            self.error(
-                line,
-                frames_text,
-                Problem::NotANumber {
-                    text: frames_text.to_string(),
-                },
-            )
+            let text = frames_text.to_string();
+            self.error(line, frames_text, Problem::NotANumber { text })
         })?;
-
-        let line = self
-            .lines
-            .next_statement()
-            .ok_or_else(|| self.end_of_file("Frame Time:"))?;
-        let time_text = labelled_value(line, "frame time").ok_or_else(|| {
-            let first = words(line).next().map_or("", |(_, w)| w);
-            self.expected(line, first, "Frame Time: followed by seconds per frame")
-        })?;
-        let frame_time: f64 = time_text
+        let (line, time_text) =
+            self.labelled_line("frame time", "Frame Time: followed by seconds per frame")?;
+        let frame_time = time_text
             .parse()
             .ok()
             .filter(|t: &f64| t.is_finite() && *t > 0.0)
             .ok_or_else(|| {
-                self.error(
-                    line,
-                    time_text,
-                    Problem::BadFrameTime {
-                        text: time_text.to_string(),
-                    },
-                )
+                let text = time_text.to_string();
+                self.error(line, time_text, Problem::BadFrameTime { text })
             })?;
         Ok((frames, frame_time))
+    }
+
+    /// The next statement, which must be `Label: value`; returns the line and the value.
+    fn labelled_line(
+        &mut self,
+        label: &str,
+        expected: &'static str,
+    ) -> Result<(&'a str, &'a str), BvhError> {
+        let line = self
+            .lines
+            .next_statement()
+            .ok_or_else(|| self.end_of_file(expected))?;
+        let value = labelled_value(line, label)
+            .ok_or_else(|| self.expected(line, first_word(line), expected))?;
+        Ok((line, value))
     }
 
     /// Reads `frames` motion lines of `channel_count` numbers each.
@@ -514,8 +511,8 @@ impl<'a> Parser<'a> {
             self.parse_motion_line(line, frame, channel_count, &mut values)?;
         }
         if let Some(line) = self.lines.next_statement() {
-            let first = words(line).next().map_or("", |(_, w)| w);
-            return Err(self.error(line, first, Problem::ExtraFrames { declared: frames }));
+            let problem = Problem::ExtraFrames { declared: frames };
+            return Err(self.error(line, first_word(line), problem));
         }
         Ok(values)
     }
