@@ -17,6 +17,7 @@ pub mod fit;
 pub mod humanoid;
 pub mod motion;
 pub mod rotation;
+pub mod shape;
 pub mod skeleton;
 
 pub use euler::{Axis, EulerOrder};

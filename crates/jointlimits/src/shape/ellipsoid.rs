@@ -1,0 +1,238 @@
+//! Ellipsoids in a frame, fitted by the principal-axes recipe or as the minimum-volume enclosing
+//! ellipsoid, with an exact projection.
+//!
+//! In the ellipsoid's frame, with semi-axes `a`, the region is `Σ (xᵢ/aᵢ)² ≤ 1`. The nearest
+//! surface point to an outside `x` is `yᵢ = aᵢ² xᵢ / (aᵢ² + t)`, where `t > 0` is the unique root of
+//!
+//! ```text
+//! f(t) = Σ (aᵢ xᵢ / (aᵢ² + t))² − 1.
+//! ```
+//!
+//! `f` is decreasing and convex for `t ≥ 0`, so Newton's method started at any `t₀` with
+//! `f(t₀) ≥ 0` climbs monotonically to the root without overshooting. Two lower bounds for the root
+//! give such a start: each term must be ≤ 1 at the root, so `t ≥ aᵢ|xᵢ| − aᵢ²`; and replacing every
+//! `aᵢ² + t` by the largest, `t ≥ |a∘x| − a_max²`. Points on the axes (some `xᵢ = 0`) and flat or
+//! needle ellipsoids need no special case: the zero terms simply vanish.
+
+use glam::{DMat3, DMat4, DVec3, DVec4, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::{Frame, LimitShape, Projection, frame_is_finite};
+use crate::fit::{FitError, symmetric_eigen};
+
+/// The smallest semi-axis a fitted ellipsoid gets, in radians, so flat data (a joint that never
+/// moves about one axis) still gives a solid with a well-conditioned projection.
+pub const MIN_SEMI_AXIS: f64 = 1e-4;
+
+/// Relative slack of [`EllipsoidShape::contains`], absorbing f32 rounding of projected points.
+const INSIDE_SLACK: f32 = 1e-5;
+
+/// How an ellipsoid is fitted to samples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum EllipsoidFit {
+    /// Holden's recipe: axes from the PCA frame, semi-axes from the largest extent along each axis,
+    /// then scaled uniformly until every sample is inside.
+    #[default]
+    Principal,
+    /// The minimum-volume enclosing ellipsoid (Khachiyan's algorithm) of the core samples, then
+    /// scaled uniformly until every sample is inside: tighter for skewed data.
+    MinimumVolume,
+}
+
+/// An ellipsoid `Σ (xᵢ/aᵢ)² ≤ 1` in frame coordinates `x = frameᵀ(p − c)`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EllipsoidShape {
+    /// The ellipsoid's centre and axes.
+    pub frame: Frame,
+    /// The semi-axis lengths along the frame's axes, radians (all positive).
+    pub semi_axes: Vec3,
+}
+
+impl EllipsoidShape {
+    /// Fits an ellipsoid holding every one of `samples`.
+    ///
+    /// `core` (usually the subsampled samples) decides the shape: the PCA frame for
+    /// [`EllipsoidFit::Principal`], the enclosing ellipsoid for [`EllipsoidFit::MinimumVolume`].
+    /// The result is then scaled up, if needed, until all `samples` are inside, and every semi-axis
+    /// is lengthened by `padding`.
+    pub fn fit(
+        core: &[DVec3],
+        samples: &[DVec3],
+        method: EllipsoidFit,
+        padding: f64,
+    ) -> Result<EllipsoidShape, FitError> {
+        if core.is_empty() || samples.is_empty() {
+            return Err(FitError::NoSamples);
+        }
+        let (frame, mut semi_axes) = match method {
+            EllipsoidFit::Principal => principal_axes(core, samples),
+            EllipsoidFit::MinimumVolume => {
+                let (frame, axes) = minimum_volume(core);
+                if frame_is_finite(&frame) && axes.is_finite() {
+                    (frame, axes)
+                } else {
+                    principal_axes(core, samples)
+                }
+            }
+        };
+        semi_axes = semi_axes.max(DVec3::splat(MIN_SEMI_AXIS));
+        // Uniform scale so that every sample is inside.
+        let radius = frame
+            .local_samples(samples)
+            .iter()
+            .map(|x| (*x / semi_axes).length())
+            .fold(0.0, f64::max);
+        semi_axes *= radius.max(1.0);
+        semi_axes += DVec3::splat(padding.max(0.0));
+        Ok(EllipsoidShape {
+            frame,
+            semi_axes: semi_axes.as_vec3(),
+        })
+    }
+
+    /// Whether every stored number is finite and every semi-axis positive.
+    pub fn is_finite(&self) -> bool {
+        frame_is_finite(&self.frame)
+            && self.semi_axes.is_finite()
+            && self.semi_axes.cmpgt(Vec3::ZERO).all()
+    }
+
+    /// The nearest point of the ellipsoid's surface to the frame-coordinate point `x`, which must
+    /// be outside.
+    #[inline]
+    fn project_local_outside(&self, x: Vec3) -> Vec3 {
+        let a = self.semi_axes;
+        let a2 = a * a;
+        let ax = a * x;
+        let ax2 = ax * ax;
+        let lower_per_axis = (a * x.abs() - a2).max_element();
+        let lower_joint = ax.length() - a2.max_element();
+        let mut t = lower_per_axis.max(lower_joint).max(0.0);
+        for _ in 0..40 {
+            let inv = (a2 + t).recip();
+            let terms = ax2 * inv * inv;
+            let f = terms.element_sum() - 1.0;
+            let slope = -2.0 * (terms * inv).element_sum();
+            let next = t - f / slope;
+            // Monotone from below: stop once rounding stops the climb.
+            if next <= t || !next.is_finite() {
+                break;
+            }
+            t = next;
+        }
+        a2 * x / (a2 + t)
+    }
+}
+
+impl LimitShape for EllipsoidShape {
+    #[inline]
+    fn project(&self, p: Vec3) -> Projection {
+        let x = self.frame.to_local(p);
+        if (x / self.semi_axes).length_squared() <= 1.0 + INSIDE_SLACK {
+            return Projection::unchanged(p);
+        }
+        Projection::moved(p, self.frame.to_world(self.project_local_outside(x)))
+    }
+
+    #[inline]
+    fn contains(&self, p: Vec3) -> bool {
+        (self.frame.to_local(p) / self.semi_axes).length_squared() <= 1.0 + INSIDE_SLACK
+    }
+}
+
+/// PCA frame of `core`, semi-axes from the largest extent of `samples` along each axis.
+fn principal_axes(core: &[DVec3], samples: &[DVec3]) -> (Frame, DVec3) {
+    let frame = Frame::principal(core);
+    let extent = frame
+        .local_samples(samples)
+        .iter()
+        .fold(DVec3::ZERO, |m, x| m.max(x.abs()));
+    (frame, extent)
+}
+
+/// Khachiyan's minimum-volume enclosing ellipsoid of `points`, in the subspace they span.
+///
+/// Works in the PCA frame; axes along which the points have no extent are left out of the
+/// iteration (the lifted matrix gets an identity block there) and come back with semi-axis 0.
+fn minimum_volume(points: &[DVec3]) -> (Frame, DVec3) {
+    let pca = Frame::principal(points);
+    let local = pca.local_samples(points);
+    let extent = local.iter().fold(DVec3::ZERO, |m, x| m.max(x.abs()));
+    // Axes with no extent beyond the f32 rounding of the frame's centre are left out.
+    let resolution = 1e-6 * (1.0 + f64::from(pca.center.length()));
+    let active: [bool; 3] = std::array::from_fn(|i| extent[i] > resolution);
+    let dims = active.iter().filter(|&&a| a).count();
+    if dims == 0 {
+        return (pca, DVec3::ZERO);
+    }
+    let mask = DVec3::new(
+        f64::from(u8::from(active[0])),
+        f64::from(u8::from(active[1])),
+        f64::from(u8::from(active[2])),
+    );
+    let inactive_block = DMat4::from_diagonal((DVec3::ONE - mask).extend(0.0));
+    let lifted: Vec<DVec4> = local.iter().map(|x| (*x * mask).extend(1.0)).collect();
+    let n = lifted.len();
+    let d = dims as f64;
+    let mut weights = vec![1.0 / n as f64; n];
+    for _ in 0..20_000 {
+        let mut x = inactive_block;
+        for (q, &u) in lifted.iter().zip(&weights) {
+            x += outer4(*q, *q * u);
+        }
+        let x_inv = x.inverse();
+        let (best, m) = lifted.iter().map(|q| q.dot(x_inv * *q)).enumerate().fold(
+            (0, f64::NEG_INFINITY),
+            |b, (i, m)| if m > b.1 { (i, m) } else { b },
+        );
+        let step = (m - d - 1.0) / ((d + 1.0) * (m - 1.0));
+        if step.is_nan() || step <= 1e-7 {
+            break;
+        }
+        for u in &mut weights {
+            *u *= 1.0 - step;
+        }
+        weights[best] += step;
+    }
+    let center: DVec3 = local
+        .iter()
+        .zip(&weights)
+        .map(|(x, &u)| *x * mask * u)
+        .sum();
+    let mut scatter = DMat3::ZERO;
+    for (x, &u) in local.iter().zip(&weights) {
+        let xm = *x * mask;
+        scatter += DMat3::from_cols(xm * (xm.x * u), xm * (xm.y * u), xm * (xm.z * u));
+    }
+    scatter -= DMat3::from_cols(center * center.x, center * center.y, center * center.z);
+    // shape matrix A = (scatter · d)⁻¹ on the active axes; the inactive ones get a huge weight
+    // so their semi-axis comes out as 0.
+    let inactive = DMat3::from_diagonal((DVec3::ONE - mask) * 1e-30);
+    let shape = ((scatter * d) + inactive).inverse();
+    let eigen = symmetric_eigen(shape);
+    let semi_axes = DVec3::new(
+        axis_from_eigenvalue(eigen.values.x),
+        axis_from_eigenvalue(eigen.values.y),
+        axis_from_eigenvalue(eigen.values.z),
+    );
+    let rotation = pca.rotation.as_dmat3() * eigen.vectors;
+    let frame = Frame {
+        center: (pca.center.as_dvec3() + pca.rotation.as_dmat3() * center).as_vec3(),
+        rotation: rotation.as_mat3(),
+    };
+    (frame, semi_axes)
+}
+
+fn axis_from_eigenvalue(value: f64) -> f64 {
+    if value.is_finite() && value > 0.0 {
+        let axis = 1.0 / value.sqrt();
+        if axis.is_finite() { axis } else { 0.0 }
+    } else {
+        0.0
+    }
+}
+
+fn outer4(a: DVec4, b: DVec4) -> DMat4 {
+    DMat4::from_cols(b * a.x, b * a.y, b * a.z, b * a.w)
+}

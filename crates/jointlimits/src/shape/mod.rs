@@ -1,0 +1,203 @@
+//! Limit regions in limit space and their exact nearest-point projections.
+//!
+//! A limit region is a closed convex set `C ⊂ ℝ³` of allowed limit-space points (scaled angle-axis
+//! vectors, radians). Every region answers the same three questions through [`LimitShape`]:
+//! does it contain `p`, how far is `p` from it, and what is the nearest allowed point
+//! `π_C(p) = argmin_{x ∈ C} |x − p|`. Because every region is convex, `π_C` is unique and
+//! non-expansive (`|π_C(a) − π_C(b)| ≤ |a − b|`): a continuous input gives a continuous output.
+//!
+//! Shapes are fitted offline in f64 (`fit` functions taking `&[DVec3]`) and evaluated at runtime in
+//! f32 without allocating. [`Shape`] is the enum that dispatches without trait objects.
+
+pub mod aabb;
+pub mod ellipsoid;
+pub mod hull;
+pub mod kdop;
+pub mod polytope;
+
+use glam::{DMat3, DVec3, Mat3, Vec3};
+use serde::{Deserialize, Serialize};
+
+pub use aabb::BoxShape;
+pub use ellipsoid::{EllipsoidFit, EllipsoidShape};
+pub use hull::HullShape;
+pub use kdop::{KdopDirections, KdopShape};
+pub use polytope::Polytope;
+
+/// The result of projecting a point onto a limit region.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Projection {
+    /// The nearest point of the region (the input itself when it is inside).
+    pub point: Vec3,
+    /// Whether the input was already inside.
+    pub inside: bool,
+    /// The distance from the input to `point` (0 when inside), in radians.
+    pub distance: f32,
+}
+
+impl Projection {
+    /// The projection of a point that is already inside.
+    #[inline]
+    pub fn unchanged(point: Vec3) -> Projection {
+        Projection {
+            point,
+            inside: true,
+            distance: 0.0,
+        }
+    }
+
+    /// The projection of `from`, outside, onto `point`.
+    #[inline]
+    pub fn moved(from: Vec3, point: Vec3) -> Projection {
+        Projection {
+            point,
+            inside: false,
+            distance: from.distance(point),
+        }
+    }
+}
+
+/// A closed convex region of limit space with an exact nearest-point projection.
+pub trait LimitShape {
+    /// The nearest point of the region to `p`, `argmin_{x ∈ C} |x − p|`.
+    fn project(&self, p: Vec3) -> Projection;
+
+    /// Whether `p` lies in the region (boundary included, up to f32 rounding).
+    fn contains(&self, p: Vec3) -> bool {
+        self.project(p).inside
+    }
+
+    /// The Euclidean distance from `p` to the region, 0 inside.
+    fn distance(&self, p: Vec3) -> f32 {
+        self.project(p).distance
+    }
+}
+
+/// A rigid frame in limit space: `local = rotationᵀ · (p − center)`.
+///
+/// Shapes are stored in their own frame, usually the PCA frame of the fitted samples, so that
+/// boxes and ellipsoids can follow the data's principal directions.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    /// The origin of the frame in limit space.
+    pub center: Vec3,
+    /// Orthonormal, right-handed columns: the frame's axes in limit space.
+    pub rotation: Mat3,
+}
+
+impl Frame {
+    /// The identity frame: limit space itself.
+    pub const IDENTITY: Frame = Frame {
+        center: Vec3::ZERO,
+        rotation: Mat3::IDENTITY,
+    };
+
+    /// Limit-space point → frame coordinates.
+    #[inline]
+    pub fn to_local(&self, p: Vec3) -> Vec3 {
+        self.rotation.transpose() * (p - self.center)
+    }
+
+    /// Frame coordinates → limit-space point.
+    #[inline]
+    pub fn to_world(&self, local: Vec3) -> Vec3 {
+        self.rotation * local + self.center
+    }
+
+    /// The PCA frame of `samples`: centred on their mean, axes along the eigenvectors of their
+    /// covariance, largest variance first (exact f64 Jacobi, see [`crate::fit::eigen`]).
+    /// An empty sample set gives the identity frame.
+    pub fn principal(samples: &[DVec3]) -> Frame {
+        if samples.is_empty() {
+            return Frame::IDENTITY;
+        }
+        let n = samples.len() as f64;
+        let mean = samples.iter().copied().sum::<DVec3>() / n;
+        let mut covariance = DMat3::ZERO;
+        for &s in samples {
+            let d = s - mean;
+            covariance += DMat3::from_cols(d * d.x, d * d.y, d * d.z);
+        }
+        let eigen = crate::fit::symmetric_eigen(covariance / n);
+        Frame {
+            center: mean.as_vec3(),
+            rotation: eigen.vectors.as_mat3(),
+        }
+    }
+
+    /// An axis-aligned frame centred on the origin of limit space.
+    pub fn axis_aligned() -> Frame {
+        Frame::IDENTITY
+    }
+
+    /// Frame coordinates of `samples` in f64.
+    pub fn local_samples(&self, samples: &[DVec3]) -> Vec<DVec3> {
+        let rotation_t = self.rotation.as_dmat3().transpose();
+        let center = self.center.as_dvec3();
+        samples.iter().map(|&s| rotation_t * (s - center)).collect()
+    }
+}
+
+/// Any of the limit regions, dispatched by `match` (no trait objects on the hot path).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Shape {
+    /// A box, axis-aligned or in the PCA frame ([`BoxShape`]).
+    Box(BoxShape),
+    /// An ellipsoid ([`EllipsoidShape`]).
+    Ellipsoid(EllipsoidShape),
+    /// A k-DOP, the intersection of slabs along fixed directions ([`KdopShape`]).
+    Kdop(KdopShape),
+    /// The convex hull of the samples ([`HullShape`]).
+    Hull(HullShape),
+}
+
+impl LimitShape for Shape {
+    #[inline]
+    fn project(&self, p: Vec3) -> Projection {
+        match self {
+            Shape::Box(s) => s.project(p),
+            Shape::Ellipsoid(s) => s.project(p),
+            Shape::Kdop(s) => s.project(p),
+            Shape::Hull(s) => s.project(p),
+        }
+    }
+
+    #[inline]
+    fn contains(&self, p: Vec3) -> bool {
+        match self {
+            Shape::Box(s) => s.contains(p),
+            Shape::Ellipsoid(s) => s.contains(p),
+            Shape::Kdop(s) => s.contains(p),
+            Shape::Hull(s) => s.contains(p),
+        }
+    }
+}
+
+impl Shape {
+    /// Every number stored in the shape is finite (checked when loading a limits file).
+    pub fn is_finite(&self) -> bool {
+        match self {
+            Shape::Box(s) => s.is_finite(),
+            Shape::Ellipsoid(s) => s.is_finite(),
+            Shape::Kdop(s) => s.is_finite(),
+            Shape::Hull(s) => s.is_finite(),
+        }
+    }
+
+    /// A short human-readable name: `box`, `obb`, `ellipsoid`, `kdop13`, `hull`.
+    pub fn label(&self) -> String {
+        match self {
+            Shape::Box(s) if s.frame.rotation == Mat3::IDENTITY => "box".into(),
+            Shape::Box(_) => "obb".into(),
+            Shape::Ellipsoid(_) => "ellipsoid".into(),
+            Shape::Kdop(s) => format!("kdop{}", s.directions.len()),
+            Shape::Hull(_) => "hull".into(),
+        }
+    }
+}
+
+/// Whether every component of a frame is finite.
+pub(crate) fn frame_is_finite(frame: &Frame) -> bool {
+    frame.center.is_finite() && frame.rotation.is_finite()
+}

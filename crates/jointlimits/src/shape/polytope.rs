@@ -1,0 +1,170 @@
+//! A convex polytope with an exact nearest-point projection, the runtime half of the k-DOP and
+//! convex-hull shapes.
+//!
+//! The region is `{x : nᵢ·x ≤ bᵢ}` with one polygon per face. For an outside point `x`, the nearest
+//! point `y` lies on a face `i` with positive height `hᵢ = nᵢ·x − bᵢ > 0`: writing `x − y` as a
+//! non-negative combination of the normals of the faces meeting at `y` and dotting with `x − y`
+//! shows that at least one of those faces sees `x`. So the projection scans the heights, and for
+//! each face that sees `x` takes the nearest point of that face polygon:
+//! - if the foot `x − hᵢnᵢ` lies inside the polygon, it is the answer (then `x − y` is a normal of
+//!   the region at `y`, which characterises the projection), and the scan stops;
+//! - otherwise the nearest point of the polygon's edges that the foot lies beyond.
+//!
+//! The minimum over the visible faces is the exact projection, unlike clamping slab by slab.
+
+use glam::{DVec3, Vec3};
+
+use crate::fit::convex_hull::{HullError, HullPolygons, convex_hull};
+
+/// Height above a face below which a point still counts as inside, in radians: f32 rounding of
+/// coordinates up to about 2π.
+const INSIDE_TOLERANCE: f32 = 2e-6;
+
+/// A convex polytope in f32 with precomputed face planes and polygon edges.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Polytope {
+    normals: Vec<Vec3>,
+    offsets: Vec<f32>,
+    /// `edge_range[i]..edge_range[i + 1]` are face `i`'s edges.
+    edge_range: Vec<u32>,
+    edge_start: Vec<Vec3>,
+    edge_vector: Vec<Vec3>,
+    /// In the face plane, perpendicular to the edge, pointing into the polygon.
+    edge_inward: Vec<Vec3>,
+    vertices: Vec<Vec3>,
+}
+
+impl Polytope {
+    /// The convex hull of `points` (f64), which must span a volume.
+    pub fn hull(points: &[DVec3]) -> Result<Polytope, HullError> {
+        Ok(Polytope::from_polygons(&convex_hull(points)?))
+    }
+
+    /// The polytope `{x : dᵢ·x ≤ boundᵢ}` for unit directions `d`, which must be bounded and have
+    /// a volume. Its vertices are the feasible intersections of plane triples.
+    pub fn from_halfspaces(directions: &[DVec3], bounds: &[f64]) -> Result<Polytope, HullError> {
+        let scale = bounds.iter().fold(1e-12_f64, |m, b| m.max(b.abs()));
+        let tolerance = 1e-9 * scale;
+        let mut corners = Vec::new();
+        for i in 0..directions.len() {
+            for j in i + 1..directions.len() {
+                for k in j + 1..directions.len() {
+                    let (a, b, c) = (directions[i], directions[j], directions[k]);
+                    let det = a.dot(b.cross(c));
+                    if det.abs() < 1e-12 {
+                        continue;
+                    }
+                    let x =
+                        (b.cross(c) * bounds[i] + c.cross(a) * bounds[j] + a.cross(b) * bounds[k])
+                            / det;
+                    let feasible = directions
+                        .iter()
+                        .zip(bounds)
+                        .all(|(d, &bound)| d.dot(x) <= bound + tolerance);
+                    if feasible {
+                        corners.push(x);
+                    }
+                }
+            }
+        }
+        Polytope::hull(&corners)
+    }
+
+    fn from_polygons(hull: &HullPolygons) -> Polytope {
+        let mut polytope = Polytope {
+            normals: Vec::with_capacity(hull.faces.len()),
+            offsets: Vec::with_capacity(hull.faces.len()),
+            edge_range: vec![0],
+            edge_start: Vec::new(),
+            edge_vector: Vec::new(),
+            edge_inward: Vec::new(),
+            vertices: hull.vertices.iter().map(|v| v.as_vec3()).collect(),
+        };
+        for (face, &normal) in hull.faces.iter().zip(&hull.normals) {
+            let offset = face
+                .iter()
+                .map(|&v| normal.dot(hull.vertices[v]))
+                .fold(f64::NEG_INFINITY, f64::max);
+            polytope.normals.push(normal.as_vec3());
+            polytope.offsets.push(offset as f32);
+            for (k, &v) in face.iter().enumerate() {
+                let start = hull.vertices[v];
+                let end = hull.vertices[face[(k + 1) % face.len()]];
+                polytope.edge_start.push(start.as_vec3());
+                polytope.edge_vector.push((end - start).as_vec3());
+                polytope
+                    .edge_inward
+                    .push(normal.cross(end - start).normalize_or_zero().as_vec3());
+            }
+            polytope.edge_range.push(polytope.edge_start.len() as u32);
+        }
+        polytope
+    }
+
+    /// The number of faces.
+    pub fn face_count(&self) -> usize {
+        self.normals.len()
+    }
+
+    /// The vertices.
+    pub fn vertices(&self) -> &[Vec3] {
+        &self.vertices
+    }
+
+    /// Each face's outward unit normal and offset: the region is `n·x ≤ offset` for all faces.
+    pub fn planes(&self) -> impl Iterator<Item = (Vec3, f32)> + '_ {
+        self.normals
+            .iter()
+            .copied()
+            .zip(self.offsets.iter().copied())
+    }
+
+    /// Whether `x` is inside (within a rounding tolerance).
+    #[inline]
+    pub fn contains(&self, x: Vec3) -> bool {
+        self.normals
+            .iter()
+            .zip(&self.offsets)
+            .all(|(n, &b)| n.dot(x) - b <= INSIDE_TOLERANCE)
+    }
+
+    /// The nearest point of the polytope to `x`, or `None` when `x` is inside.
+    #[inline]
+    pub fn project(&self, x: Vec3) -> Option<Vec3> {
+        let mut best: Option<(f32, Vec3)> = None;
+        for (face, (n, &b)) in self.normals.iter().zip(&self.offsets).enumerate() {
+            let height = n.dot(x) - b;
+            if height <= INSIDE_TOLERANCE {
+                continue;
+            }
+            let foot = x - *n * height;
+            let edges = self.edge_range[face] as usize..self.edge_range[face + 1] as usize;
+            let mut on_face = true;
+            let mut nearest_on_edges = (f32::INFINITY, foot);
+            for e in edges {
+                let from_start = foot - self.edge_start[e];
+                if from_start.dot(self.edge_inward[e]) >= 0.0 {
+                    continue;
+                }
+                on_face = false;
+                let v = self.edge_vector[e];
+                let t =
+                    (from_start.dot(v) / v.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+                let point = self.edge_start[e] + v * t;
+                let d = point.distance_squared(foot);
+                if d < nearest_on_edges.0 {
+                    nearest_on_edges = (d, point);
+                }
+            }
+            if on_face {
+                return Some(foot);
+            }
+            let candidate = nearest_on_edges.1;
+            let d = candidate.distance_squared(x);
+            if best.is_none_or(|(best_d, _)| d < best_d) {
+                best = Some((d, candidate));
+            }
+        }
+        best.map(|(_, point)| point)
+    }
+}
