@@ -1,9 +1,15 @@
 //! `jointlimits`: learn joint rotation limits from motion capture and enforce them.
 
+mod apply;
+mod check;
+mod clips;
 mod demo;
+mod fit;
 mod inspect;
 
 use clap::{Parser, Subcommand};
+use jointlimits::fit::{FitOptions, ReferenceChoice, ShapeKind};
+use jointlimits::{Softening, SpaceKind};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,7 +26,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Write the built-in humanoid's range-of-motion clip as BVH and inspect it (no input needed).
+    /// Fit limits to the built-in humanoid's range-of-motion clip, apply them to an exaggerated
+    /// clip, and write the clips, limits.json and a report (no input needed).
     Demo {
         /// Folder for the output files (created if missing).
         #[arg(long, default_value = "jointlimits-demo")]
@@ -35,16 +42,104 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Learn joint limits from one or more BVH clips of one skeleton.
+    Fit {
+        /// The clips.
+        #[arg(required = true)]
+        clips: Vec<PathBuf>,
+        /// The limits file to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Limit space: full or swing-twist.
+        #[arg(long, default_value = "full", value_parser = fit::parse_space)]
+        space: SpaceKind,
+        /// Shape: box, obb, ellipsoid, mvee, kdop (= kdop13), kdop3, kdop7, kdop13 or hull.
+        #[arg(long, default_value = "ellipsoid", value_parser = fit::parse_shape)]
+        shape: ShapeKind,
+        /// Room around the data, degrees.
+        #[arg(long, default_value_t = 2.0)]
+        padding: f64,
+        /// Frames to skip at the start of every clip (for example a T-pose frame 0).
+        #[arg(long, default_value_t = 0)]
+        skip_frames: usize,
+        /// What rotations are measured from: bind, frame:N or mean.
+        #[arg(long, default_value = "bind", value_parser = fit::parse_reference)]
+        reference: ReferenceChoice,
+        /// Subsampling distance in limit space, radians (0 keeps every sample).
+        #[arg(long, default_value_t = 0.02)]
+        subsample: f64,
+    },
+    /// Enforce limits on a clip and write the result.
+    Apply {
+        /// The limits file.
+        limits: PathBuf,
+        /// The clip to limit.
+        input: PathBuf,
+        /// The BVH file to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Soften projections: FALLOFF (per radian), RADIUS (radians), for example 1,0.1.
+        #[arg(long, value_parser = apply::parse_softening)]
+        soften: Option<Softening>,
+    },
+    /// Report, per joint, the frames outside the limits; exit status 1 if any exceed the tolerance.
+    Check {
+        /// The limits file.
+        limits: PathBuf,
+        /// The clips to check.
+        #[arg(required = true)]
+        clips: Vec<PathBuf>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Violations up to this many degrees count as inside.
+        #[arg(long, default_value_t = 0.0)]
+        tolerance: f64,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo { out } => demo::run(&out),
-        Command::Inspect { file, json } => inspect::run(&file, json),
+        Command::Demo { out } => demo::run(&out).map(|()| true),
+        Command::Inspect { file, json } => inspect::run(&file, json).map(|()| true),
+        Command::Fit {
+            clips,
+            out,
+            space,
+            shape,
+            padding,
+            skip_frames,
+            reference,
+            subsample,
+        } => {
+            let options = FitOptions {
+                space,
+                shape,
+                padding: padding.to_radians(),
+                subsample,
+                reference,
+                skip_frames,
+                softening: None,
+            };
+            fit::run(&clips, &out, options).map(|()| true)
+        }
+        Command::Apply {
+            limits,
+            input,
+            out,
+            soften,
+        } => apply::run(&limits, &input, &out, soften).map(|()| true),
+        Command::Check {
+            limits,
+            clips,
+            json,
+            tolerance,
+        } => check::run(&limits, &clips, json, tolerance),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::from(2)

@@ -1,4 +1,5 @@
-//! File formats for jointlimits: BVH motion capture in and out, and atomic file writing.
+//! File formats for jointlimits: BVH motion capture in and out, limits files, and atomic file
+//! writing.
 //!
 //! This crate owns all file-system access of the project; the `jointlimits` library stays pure.
 
@@ -6,5 +7,7 @@
 
 pub mod atomic;
 pub mod bvh;
+pub mod limits_file;
 
 pub use bvh::{Bvh, BvhError, Channel, parse_bvh, read_bvh_file, write_bvh_file};
+pub use limits_file::{LimitsFileError, parse_limits, read_limits_file, write_limits_file};

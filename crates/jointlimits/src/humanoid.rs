@@ -259,9 +259,10 @@ pub type HumanoidFrame = [DVec3; HUMANOID_JOINTS];
 /// The angles of the procedural range-of-motion clip at `frame_rate` frames per second.
 ///
 /// It sweeps every joint through its range one axis at a time (0 → max → min → 0 in one second),
-/// traces the rim of the two widest axes of each multi-axis joint at 90% (two seconds), then moves
-/// all joints at once at 60% with incommensurate frequencies for ten seconds, so the clip also holds
-/// combined rotations. Every angle stays inside [`HUMANOID`]'s ranges.
+/// traces a circle in the two widest axes of each multi-axis joint, spiralling out to 90% and back
+/// (two seconds), then moves all joints at once at 60% with incommensurate frequencies for ten
+/// seconds (fading in over the first), so the clip also holds combined rotations. The clip has no
+/// cuts: consecutive frames are close even when `amplitude` exaggerates it. Every angle stays inside [`HUMANOID`]'s ranges.
 pub fn range_of_motion_angles(frame_rate: f64) -> Vec<HumanoidFrame> {
     let per_second = frame_rate.round().max(1.0) as usize;
     let seconds = |n: usize| (0..n * per_second).map(move |f| f as f64 / (n * per_second) as f64);
@@ -287,9 +288,12 @@ pub fn range_of_motion_angles(frame_rate: f64) -> Vec<HumanoidFrame> {
         widths.sort_by(|a, b| b.0.total_cmp(&a.0));
         if let [(_, a), (_, b), ..] = widths[..] {
             for t in seconds(2) {
+                // A circle in the two widest axes, spiralling out from and back to the rest pose
+                // so the clip has no cuts (a cut of more than 180° would flip the unrolled cover).
+                let envelope = 0.9 * (std::f64::consts::PI * t).sin();
                 let mut pose = [DVec3::ZERO; HUMANOID_JOINTS];
-                pose[index][a] = 0.9 * sweep(ranges[a], (TAU * t).cos());
-                pose[index][b] = 0.9 * sweep(ranges[b], (TAU * t).sin());
+                pose[index][a] = sweep(ranges[a], envelope * (TAU * t).cos());
+                pose[index][b] = sweep(ranges[b], envelope * (TAU * t).sin());
                 frames.push(pose);
             }
         }
@@ -301,7 +305,8 @@ pub fn range_of_motion_angles(frame_rate: f64) -> Vec<HumanoidFrame> {
                 // Frequencies differ per joint and axis so the combination never repeats.
                 let frequency = 0.31 + 0.137 * index as f64 + 0.29 * axis as f64;
                 let phase = 1.7 * index as f64 + 2.3 * axis as f64;
-                0.6 * sweep(range, (TAU * frequency * t * 10.0 + phase).sin())
+                let fade_in = t.min(0.1) / 0.1;
+                0.6 * fade_in * sweep(range, (TAU * frequency * t * 10.0 + phase).sin())
             };
             DVec3::new(angle(0), angle(1), angle(2))
         });

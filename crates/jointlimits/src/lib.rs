@@ -3,9 +3,17 @@
 //! Learn the rotation limits of a character's joints from motion capture and enforce them wherever
 //! motion is made.
 //!
-//! This crate is the library: rotation math ([`rotation`], [`euler`]), skeletons and forward
-//! kinematics ([`skeleton`]) and motion clips ([`motion`]). It never touches the file system or the
-//! terminal; file formats live in `jointlimits-io`, the command line in `jointlimits-cli`.
+//! - Rotation math: [`rotation`], [`euler`]; skeletons and forward kinematics: [`skeleton`];
+//!   clips: [`motion`]; a built-in humanoid: [`humanoid`].
+//! - Limit space ([`space`]): rotations relative to a reference, as scaled angle-axis points, whole
+//!   or split into swing and twist.
+//! - Limit regions with exact projections ([`shape`]): box, ellipsoid, k-DOP, convex hull.
+//! - Fitting from clips ([`fit`]), softening ([`soften`]), one joint's limit ([`joint_limit`]),
+//!   a skeleton's limits ([`skeleton_limits`]) and their enforcement on streams of poses
+//!   ([`limiter`]).
+//!
+//! The library never touches the file system or the terminal; file formats live in
+//! `jointlimits-io`, the command line in `jointlimits-cli`.
 //!
 //! Conventions: glam quaternions `(x, y, z, w)`, unit length, right-handed; a joint's rotation is
 //! relative to its parent; radians everywhere.
@@ -15,11 +23,23 @@
 pub mod euler;
 pub mod fit;
 pub mod humanoid;
+pub mod joint_limit;
+pub mod limiter;
 pub mod motion;
 pub mod rotation;
 pub mod shape;
 pub mod skeleton;
+pub mod skeleton_limits;
+pub mod soften;
+pub mod space;
 
 pub use euler::{Axis, EulerOrder};
+pub use fit::{FitOptions, ShapeKind, fit_skeleton_limits};
+pub use joint_limit::{JointLimit, LimitRegion, Limited, TwistRange};
+pub use limiter::Limiter;
 pub use motion::Motion;
+pub use shape::{LimitShape, Shape};
 pub use skeleton::{GlobalPose, Joint, Pose, Skeleton, SkeletonError};
+pub use skeleton_limits::{LimitsError, SkeletonLimits};
+pub use soften::Softening;
+pub use space::SpaceKind;

@@ -1,12 +1,21 @@
-//! Offline fitting support: the PCA frame of limit-space samples and subsampling.
+//! Offline fitting: sample preparation, subsampling, the PCA frame, convex hulls and the
+//! pipeline that turns clips into [`crate::SkeletonLimits`].
 //!
-//! Fitting runs in f64 and may allocate; runtime enforcement is elsewhere and is neither.
+//! Fitting runs in f64 and may allocate; runtime enforcement is elsewhere and does neither.
 
 pub mod convex_hull;
 pub mod eigen;
+pub mod limits;
+pub mod samples;
 pub mod subsample;
 
 pub use eigen::{SymmetricEigen, symmetric_eigen};
+pub use limits::{
+    FitLimitsError, FitOptions, ShapeKind, fit_joint_limit, fit_shape, fit_skeleton_limits,
+};
+pub use samples::{
+    ReferenceChoice, SampleError, mean_rotation, reference_rotation, relative_rotations,
+};
 pub use subsample::subsample;
 
 /// Why a shape could not be fitted.

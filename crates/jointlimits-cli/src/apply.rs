@@ -1,0 +1,68 @@
+//! `jointlimits apply`: enforce limits on a clip and write the result.
+
+use anyhow::Result;
+use jointlimits::Softening;
+use jointlimits_io::bvh::{Bvh, write_bvh_file};
+use jointlimits_io::read_limits_file;
+use std::path::{Path, PathBuf};
+
+use crate::clips::Clips;
+
+/// Runs `jointlimits apply`.
+pub fn run(limits_path: &Path, input: &Path, out: &Path, soften: Option<Softening>) -> Result<()> {
+    let mut limits = read_limits_file(limits_path)?;
+    if let Some(softening) = soften {
+        for joint in &mut limits.joints {
+            joint.softening = Some(softening);
+        }
+    }
+    let clips = Clips::read(&[PathBuf::from(input)])?;
+    let skeleton = clips.skeleton();
+    let mut limiter = limits.bind(skeleton).map_err(|e| {
+        anyhow::anyhow!(
+            "{} does not fit {}: {e}",
+            limits_path.display(),
+            input.display()
+        )
+    })?;
+    let mut motion = clips.motions[0].clone();
+    let joint_count = motion.joint_count;
+    let (mut corrections, mut frames_changed) = (0usize, 0usize);
+    for frame in 0..motion.frame_count() {
+        let rotations = &mut motion.rotations[frame * joint_count..(frame + 1) * joint_count];
+        let outside = limiter.limit_pose(rotations);
+        corrections += outside;
+        frames_changed += usize::from(outside > 0);
+    }
+    let bvh = Bvh::from_motion(skeleton, &clips.files[0].channels, &motion)?;
+    write_bvh_file(out, &bvh)?;
+    println!(
+        "limited {}: {} of {} frames changed, {} joint corrections; wrote {}",
+        input.display(),
+        frames_changed,
+        motion.frame_count(),
+        corrections,
+        out.display()
+    );
+    Ok(())
+}
+
+/// Parses `FALLOFF,RADIUS` (per radian, radians).
+pub fn parse_softening(text: &str) -> Result<Softening, String> {
+    let (falloff, radius) = text
+        .split_once(',')
+        .ok_or_else(|| format!("expected FALLOFF,RADIUS, found {text:?}"))?;
+    let number = |s: &str| {
+        s.trim()
+            .parse::<f32>()
+            .map_err(|_| format!("{s:?} is not a number"))
+    };
+    let softening = Softening {
+        falloff: number(falloff)?,
+        radius: number(radius)?,
+    };
+    if !softening.is_valid() {
+        return Err("falloff and radius must be finite and non-negative".into());
+    }
+    Ok(softening)
+}

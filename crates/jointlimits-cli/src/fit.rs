@@ -1,0 +1,86 @@
+//! `jointlimits fit`: learn limits from clips and write a limits file.
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use jointlimits::fit::{FitOptions, ReferenceChoice, ShapeKind, fit_skeleton_limits};
+use jointlimits::{Motion, SpaceKind};
+use jointlimits_io::write_limits_file;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::clips::Clips;
+
+/// Runs `jointlimits fit`.
+pub fn run(clip_paths: &[PathBuf], out: &Path, options: FitOptions) -> Result<()> {
+    let started = Instant::now();
+    let clips = Clips::read(clip_paths)?;
+    let skeleton = clips.skeleton();
+    let motions: Vec<&Motion> = clips.motions.iter().collect();
+    let progress = ProgressBar::new(skeleton.len().saturating_sub(1) as u64);
+    progress.set_style(
+        ProgressStyle::with_template("fitting {bar:30} {pos}/{len} joints {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let limits = fit_skeleton_limits(skeleton, &motions, &options, &|name| {
+        progress.set_message(name.to_string());
+        progress.inc(1);
+    });
+    progress.finish_and_clear();
+    let limits = limits?;
+    write_limits_file(out, &limits)?;
+    let frames: usize = motions
+        .iter()
+        .map(|m| m.frame_count().saturating_sub(options.skip_frames))
+        .sum();
+    println!(
+        "fitted {} joints ({} space, {}) on {} frames from {} clip(s) in {:.2} s; wrote {}",
+        limits.joints.len(),
+        space_name(options.space),
+        limits
+            .joints
+            .first()
+            .map_or_else(|| "no shape".to_string(), shape_label),
+        frames,
+        clips.paths.len(),
+        started.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// `full` or `swing-twist`.
+pub fn space_name(space: SpaceKind) -> &'static str {
+    match space {
+        SpaceKind::Full => "full",
+        SpaceKind::SwingTwist => "swing-twist",
+    }
+}
+
+/// The label of a joint limit's shape.
+pub fn shape_label(limit: &jointlimits::JointLimit) -> String {
+    match &limit.region {
+        jointlimits::LimitRegion::Full { shape } => shape.label(),
+        jointlimits::LimitRegion::SwingTwist { swing, .. } => {
+            format!("{} swing + twist", swing.label())
+        }
+    }
+}
+
+/// Parses `full` or `swing-twist`.
+pub fn parse_space(text: &str) -> Result<SpaceKind, String> {
+    match text {
+        "full" => Ok(SpaceKind::Full),
+        "swing-twist" => Ok(SpaceKind::SwingTwist),
+        _ => Err(format!("expected full or swing-twist, found {text:?}")),
+    }
+}
+
+/// Parses a shape name (see [`ShapeKind`]).
+pub fn parse_shape(text: &str) -> Result<ShapeKind, String> {
+    text.parse()
+}
+
+/// Parses `bind`, `mean` or `frame:N`.
+pub fn parse_reference(text: &str) -> Result<ReferenceChoice, String> {
+    text.parse()
+}

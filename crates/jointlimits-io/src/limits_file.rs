@@ -1,0 +1,115 @@
+//! The limits file: [`SkeletonLimits`] as pretty JSON with a format name and version, written
+//! atomically and validated when read.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use jointlimits::skeleton_limits::{FORMAT_NAME, FORMAT_VERSION, LimitsError, SkeletonLimits};
+use serde::Deserialize;
+
+use crate::atomic::write_atomically;
+
+/// Why a limits file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum LimitsFileError {
+    /// The file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// The JSON is malformed or has a field of the wrong type or a number out of range.
+    #[error("{name}:{line}:{column}: {message}")]
+    Json {
+        /// The file (or source) name.
+        name: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What serde_json reported.
+        message: String,
+    },
+    /// The content is well-formed but unusable.
+    #[error("{name}: {source}")]
+    Invalid {
+        /// The file (or source) name.
+        name: String,
+        /// The problem.
+        source: LimitsError,
+    },
+}
+
+#[derive(Deserialize)]
+struct Header {
+    format: Option<String>,
+    version: Option<u32>,
+}
+
+fn json_error(name: &str, error: serde_json::Error) -> LimitsFileError {
+    LimitsFileError::Json {
+        name: name.to_string(),
+        line: error.line(),
+        column: error.column(),
+        message: error
+            .to_string()
+            .split(" at line ")
+            .next()
+            .unwrap_or("")
+            .to_string(),
+    }
+}
+
+/// Parses and validates limits from JSON text; `name` labels errors.
+///
+/// The format name and version are checked before the rest, so a newer file gets a version error
+/// rather than a confusing field error.
+pub fn parse_limits(text: &str, name: &str) -> Result<SkeletonLimits, LimitsFileError> {
+    let header: Header = serde_json::from_str(text).map_err(|e| json_error(name, e))?;
+    let invalid = |source| LimitsFileError::Invalid {
+        name: name.to_string(),
+        source,
+    };
+    let format = header.format.unwrap_or_default();
+    if format != FORMAT_NAME {
+        return Err(invalid(LimitsError::WrongFormat { found: format }));
+    }
+    match header.version {
+        Some(FORMAT_VERSION) => {}
+        found => {
+            return Err(invalid(LimitsError::UnsupportedVersion {
+                found: found.unwrap_or(0),
+            }));
+        }
+    }
+    let limits: SkeletonLimits = serde_json::from_str(text).map_err(|e| json_error(name, e))?;
+    limits.validate().map_err(invalid)?;
+    Ok(limits)
+}
+
+/// Reads and validates a limits file.
+pub fn read_limits_file(path: &Path) -> Result<SkeletonLimits, LimitsFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LimitsFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_limits(&text, &path.display().to_string())
+}
+
+/// Writes limits as pretty JSON, atomically (the old file survives any failure).
+pub fn write_limits_file(path: &Path, limits: &SkeletonLimits) -> Result<(), LimitsFileError> {
+    let text = serde_json::to_string_pretty(limits).map_err(|e| LimitsFileError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::other(e),
+    })?;
+    write_atomically(path, |out| {
+        out.write_all(text.as_bytes())?;
+        out.write_all(b"\n")
+    })
+    .map_err(|source| LimitsFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}

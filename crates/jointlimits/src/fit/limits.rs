@@ -1,0 +1,267 @@
+//! Fitting joint limits from motion: samples → limit space → subsample → shape.
+
+use glam::{DVec3, Vec3};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::samples::{ReferenceChoice, SampleError, reference_rotation, relative_rotations};
+use super::subsample;
+use crate::joint_limit::{JointLimit, LimitRegion, TwistRange};
+use crate::motion::Motion;
+use crate::shape::{
+    BoxShape, EllipsoidFit, EllipsoidShape, Frame, HullShape, KdopDirections, KdopShape, Shape,
+};
+use crate::skeleton::Skeleton;
+use crate::soften::Softening;
+use crate::space::{SpaceKind, full_point, swing_twist_point};
+
+/// Which shape to fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ShapeKind {
+    /// Axis-aligned box.
+    Box,
+    /// Box in the PCA frame.
+    Obb,
+    /// Ellipsoid by the principal-axes recipe.
+    #[default]
+    Ellipsoid,
+    /// Minimum-volume enclosing ellipsoid.
+    MinimumVolumeEllipsoid,
+    /// k-DOP with 3, 7 or 13 directions in the PCA frame.
+    Kdop(KdopDirections),
+    /// Convex hull of the samples.
+    Hull,
+}
+
+impl std::str::FromStr for ShapeKind {
+    type Err = String;
+
+    /// Parses `box`, `obb`, `ellipsoid`, `mvee`, `kdop` (13 directions), `kdop3`, `kdop7`,
+    /// `kdop13` or `hull`.
+    fn from_str(text: &str) -> Result<ShapeKind, String> {
+        Ok(match text {
+            "box" => ShapeKind::Box,
+            "obb" => ShapeKind::Obb,
+            "ellipsoid" => ShapeKind::Ellipsoid,
+            "mvee" => ShapeKind::MinimumVolumeEllipsoid,
+            "kdop" | "kdop13" => ShapeKind::Kdop(KdopDirections::Thirteen),
+            "kdop7" => ShapeKind::Kdop(KdopDirections::Seven),
+            "kdop3" => ShapeKind::Kdop(KdopDirections::Three),
+            "hull" => ShapeKind::Hull,
+            _ => {
+                return Err(format!(
+                    "unknown shape {text:?}: expected box, obb, ellipsoid, mvee, kdop, kdop3, kdop7, kdop13 or hull"
+                ));
+            }
+        })
+    }
+}
+
+/// Everything that decides how limits are fitted.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FitOptions {
+    /// Full or swing-twist limit space.
+    pub space: SpaceKind,
+    /// The shape fitted in that space (to the swing, in swing-twist space).
+    pub shape: ShapeKind,
+    /// Extra room around the data, radians (also widens the twist interval).
+    pub padding: f64,
+    /// Subsampling distance in limit space, radians: kept samples are at least this far apart
+    /// (0 keeps every sample). It decides the PCA frame and the hull's points; bounds always
+    /// come from every sample.
+    pub subsample: f64,
+    /// What rotations are measured from.
+    pub reference: ReferenceChoice,
+    /// Frames skipped at the start of every clip (synthetic T-pose frames).
+    pub skip_frames: usize,
+    /// Softening stored with every fitted limit.
+    pub softening: Option<Softening>,
+}
+
+impl Default for FitOptions {
+    fn default() -> FitOptions {
+        FitOptions {
+            space: SpaceKind::Full,
+            shape: ShapeKind::Ellipsoid,
+            padding: 0.05,
+            subsample: 0.02,
+            reference: ReferenceChoice::Bind,
+            skip_frames: 0,
+            softening: None,
+        }
+    }
+}
+
+/// Why limits could not be fitted.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FitLimitsError {
+    /// Sample preparation failed.
+    #[error(transparent)]
+    Samples(#[from] SampleError),
+    /// A shape could not be fitted to a joint's samples.
+    #[error("joint {joint:?}: {source}")]
+    Shape {
+        /// The joint.
+        joint: String,
+        /// What went wrong.
+        source: super::FitError,
+    },
+    /// A non-finite rotation in the input.
+    #[error("joint {joint:?}: a rotation is not finite")]
+    NonFinite {
+        /// The joint.
+        joint: String,
+    },
+}
+
+/// Fits one shape of kind `kind` to `samples`, with `core` its subsampled part.
+pub fn fit_shape(
+    kind: ShapeKind,
+    core: &[DVec3],
+    samples: &[DVec3],
+    options: &FitOptions,
+) -> Result<Shape, super::FitError> {
+    let padding = options.padding;
+    Ok(match kind {
+        ShapeKind::Box => Shape::Box(BoxShape::fit(samples, Frame::axis_aligned(), padding)?),
+        ShapeKind::Obb => Shape::Box(BoxShape::fit(samples, Frame::principal(core), padding)?),
+        ShapeKind::Ellipsoid => Shape::Ellipsoid(EllipsoidShape::fit(
+            core,
+            samples,
+            EllipsoidFit::Principal,
+            padding,
+        )?),
+        ShapeKind::MinimumVolumeEllipsoid => Shape::Ellipsoid(EllipsoidShape::fit(
+            core,
+            samples,
+            EllipsoidFit::MinimumVolume,
+            padding,
+        )?),
+        ShapeKind::Kdop(directions) => {
+            Shape::Kdop(KdopShape::fit(core, samples, directions, padding)?)
+        }
+        ShapeKind::Hull => Shape::Hull(HullShape::fit(core, padding, options.subsample)?),
+    })
+}
+
+/// The kept subset of `samples` (spacing `d`), or all of them when `d` is 0.
+fn core_samples(samples: &[DVec3], d: f64) -> Vec<DVec3> {
+    if d > 0.0 {
+        subsample(samples, d)
+            .into_iter()
+            .map(|i| samples[i])
+            .collect()
+    } else {
+        samples.to_vec()
+    }
+}
+
+/// Fits the limit of one joint from its reference-relative, unrolled rotations (one vector per
+/// clip), with the joint's twist axis for swing-twist space.
+pub fn fit_joint_limit(
+    name: &str,
+    reference: glam::Quat,
+    relative: &[Vec<glam::Quat>],
+    twist_axis: Vec3,
+    options: &FitOptions,
+) -> Result<JointLimit, FitLimitsError> {
+    let all = relative.iter().flatten();
+    if relative.iter().flatten().any(|q| !q.is_finite()) {
+        return Err(FitLimitsError::NonFinite {
+            joint: name.to_string(),
+        });
+    }
+    let shape_error = |source| FitLimitsError::Shape {
+        joint: name.to_string(),
+        source,
+    };
+    let region = match options.space {
+        SpaceKind::Full => {
+            let samples: Vec<DVec3> = all.map(|&q| full_point(q).as_dvec3()).collect();
+            let core = core_samples(&samples, options.subsample);
+            let shape = fit_shape(options.shape, &core, &samples, options).map_err(shape_error)?;
+            LimitRegion::Full { shape }
+        }
+        SpaceKind::SwingTwist => {
+            let mut swings = Vec::new();
+            let (mut twist_min, mut twist_max) = (f64::INFINITY, f64::NEG_INFINITY);
+            for &q in all {
+                let point = swing_twist_point(q, twist_axis);
+                swings.push(point.swing.as_dvec3());
+                twist_min = twist_min.min(f64::from(point.twist));
+                twist_max = twist_max.max(f64::from(point.twist));
+            }
+            let core = core_samples(&swings, options.subsample);
+            let swing = fit_shape(options.shape, &core, &swings, options).map_err(shape_error)?;
+            let pad = options.padding.max(0.0);
+            LimitRegion::SwingTwist {
+                twist_axis,
+                swing,
+                twist: TwistRange {
+                    min: (twist_min - pad) as f32,
+                    max: (twist_max + pad) as f32,
+                },
+            }
+        }
+    };
+    Ok(JointLimit {
+        joint: name.to_string(),
+        reference,
+        region,
+        softening: options.softening,
+    })
+}
+
+/// Fits limits for every joint of `skeleton` except the root (whose rotation is the character's
+/// heading, not a joint angle), from all `clips`, in parallel over joints. `progress` is called
+/// once per finished joint.
+pub fn fit_skeleton_limits(
+    skeleton: &Skeleton,
+    clips: &[&Motion],
+    options: &FitOptions,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<crate::SkeletonLimits, FitLimitsError> {
+    for (clip, motion) in clips.iter().enumerate() {
+        if motion.joint_count != skeleton.len() {
+            return Err(SampleError::JointCount {
+                clip,
+                found: motion.joint_count,
+                expected: skeleton.len(),
+            }
+            .into());
+        }
+    }
+    let frames: usize = clips
+        .iter()
+        .map(|c| c.frame_count().saturating_sub(options.skip_frames))
+        .sum();
+    if frames == 0 {
+        return Err(SampleError::NoFrames {
+            skip: options.skip_frames,
+        }
+        .into());
+    }
+    let twist_axes = skeleton.twist_axes(Vec3::X);
+    let joints: Vec<usize> = (0..skeleton.len())
+        .filter(|&j| skeleton.joints()[j].parent.is_some())
+        .collect();
+    let limits = joints
+        .par_iter()
+        .map(|&j| {
+            let joint = &skeleton.joints()[j];
+            let reference = reference_rotation(
+                options.reference,
+                j,
+                joint.reference_rotation,
+                clips,
+                options.skip_frames,
+            )?;
+            let relative = relative_rotations(j, reference, clips, options.skip_frames);
+            let limit = fit_joint_limit(&joint.name, reference, &relative, twist_axes[j], options);
+            progress(&joint.name);
+            limit
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(crate::SkeletonLimits::new(limits, Some(*options)))
+}

@@ -1,0 +1,137 @@
+//! The limits of a whole skeleton, keyed by joint name: what a limits file holds.
+
+use serde::{Deserialize, Serialize};
+
+use crate::fit::FitOptions;
+use crate::joint_limit::JointLimit;
+use crate::limiter::Limiter;
+use crate::skeleton::Skeleton;
+
+/// The format name written into every limits file.
+pub const FORMAT_NAME: &str = "jointlimits";
+/// The limits file version this library reads and writes.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Rotation limits for the joints of a skeleton. Joints without an entry are unlimited.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SkeletonLimits {
+    /// Always [`FORMAT_NAME`].
+    pub format: String,
+    /// Always [`FORMAT_VERSION`] for limits this library made.
+    pub version: u32,
+    /// How the limits were fitted, when they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fitted_with: Option<FitOptions>,
+    /// One limit per limited joint.
+    pub joints: Vec<JointLimit>,
+}
+
+/// Why limits cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LimitsError {
+    /// The `format` field names another format.
+    #[error("not a jointlimits file: format is {found:?}, expected {FORMAT_NAME:?}")]
+    WrongFormat {
+        /// The format found.
+        found: String,
+    },
+    /// The version is not one this library reads.
+    #[error("unsupported limits file version {found} (this build reads version {FORMAT_VERSION})")]
+    UnsupportedVersion {
+        /// The version found.
+        found: u32,
+    },
+    /// A joint's limit contains a non-finite or inconsistent number.
+    #[error("joint {joint:?}: the limit has a number that is not finite or an inverted range")]
+    NonFinite {
+        /// The joint.
+        joint: String,
+    },
+    /// Two entries for one joint.
+    #[error("joint {joint:?} is limited twice")]
+    DuplicateJoint {
+        /// The joint.
+        joint: String,
+    },
+    /// The skeleton lacks joints that the limits name.
+    #[error("the skeleton has no joint named {}", quoted(.missing))]
+    MissingJoints {
+        /// The names not found.
+        missing: Vec<String>,
+    },
+}
+
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl SkeletonLimits {
+    /// Limits in the current format and version.
+    pub fn new(joints: Vec<JointLimit>, fitted_with: Option<FitOptions>) -> SkeletonLimits {
+        SkeletonLimits {
+            format: FORMAT_NAME.to_string(),
+            version: FORMAT_VERSION,
+            fitted_with,
+            joints,
+        }
+    }
+
+    /// Checks the format, version, numbers and joint names.
+    pub fn validate(&self) -> Result<(), LimitsError> {
+        if self.format != FORMAT_NAME {
+            return Err(LimitsError::WrongFormat {
+                found: self.format.clone(),
+            });
+        }
+        if self.version != FORMAT_VERSION {
+            return Err(LimitsError::UnsupportedVersion {
+                found: self.version,
+            });
+        }
+        let mut seen = std::collections::HashSet::new();
+        for limit in &self.joints {
+            if !limit.is_finite() {
+                return Err(LimitsError::NonFinite {
+                    joint: limit.joint.clone(),
+                });
+            }
+            if !seen.insert(limit.joint.as_str()) {
+                return Err(LimitsError::DuplicateJoint {
+                    joint: limit.joint.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The limit of the joint called `name`.
+    pub fn find(&self, name: &str) -> Option<&JointLimit> {
+        self.joints.iter().find(|l| l.joint == name)
+    }
+
+    /// Matches the limits to `skeleton` by joint name, giving a [`Limiter`] for its poses.
+    /// Every limited joint must exist in the skeleton.
+    pub fn bind(&self, skeleton: &Skeleton) -> Result<Limiter, LimitsError> {
+        self.validate()?;
+        let missing: Vec<String> = self
+            .joints
+            .iter()
+            .filter(|l| skeleton.find(&l.joint).is_none())
+            .map(|l| l.joint.clone())
+            .collect();
+        if !missing.is_empty() {
+            return Err(LimitsError::MissingJoints { missing });
+        }
+        let mut per_joint = vec![None; skeleton.len()];
+        for limit in &self.joints {
+            if let Some(index) = skeleton.find(&limit.joint) {
+                per_joint[index] = Some(limit.clone());
+            }
+        }
+        Ok(Limiter::new(per_joint))
+    }
+}
