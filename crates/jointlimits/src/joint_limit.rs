@@ -1,7 +1,7 @@
 //! One joint's limit: a reference rotation, a limit region in full or swing-twist space, and
 //! optional softening. Projects a local rotation onto the nearest allowed one.
 
-use glam::{Quat, Vec3};
+use glam::{Mat3, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use crate::rotation::{from_scaled_angle_axis, quat_abs};
@@ -44,10 +44,17 @@ pub enum LimitRegion {
         shape: Shape,
     },
     /// A swing region and a twist interval about `twist_axis`.
+    ///
+    /// Swing points are stored in swing-plane coordinates `swing_basisᵀ · s`, whose third
+    /// coordinate (along the twist axis) is zero. Every fitted shape is symmetric in that coordinate,
+    /// so projecting a swing point keeps it in the plane: the projection onto the shape is also the
+    /// projection onto the shape's slice of allowed swings.
     SwingTwist {
         /// The unit twist axis in the joint's local frame (towards its children).
         twist_axis: Vec3,
-        /// The allowed swing points (scaled angle-axis, perpendicular to the axis).
+        /// Orthonormal, right-handed columns `(u, v, twist_axis)`.
+        swing_basis: Mat3,
+        /// The allowed swing points in swing-plane coordinates (scaled angle-axis, radians).
         swing: Shape,
         /// The allowed twist angles.
         twist: TwistRange,
@@ -127,11 +134,13 @@ impl JointLimit {
             }
             LimitRegion::SwingTwist {
                 twist_axis,
+                swing_basis,
                 swing,
                 twist,
             } => {
                 let point = swing_twist_point(relative, *twist_axis);
-                let swing_projection = swing.project(point.swing);
+                let in_plane = swing_plane_point(swing_basis, point.swing);
+                let swing_projection = swing.project(in_plane);
                 let twist_inside = twist.contains(point.twist);
                 if swing_projection.inside && twist_inside {
                     return Limited {
@@ -140,18 +149,20 @@ impl JointLimit {
                         violation: 0.0,
                     };
                 }
-                let mut allowed = SwingTwistPoint {
-                    swing: swing_projection.point,
-                    twist: twist.clamp(point.twist),
-                };
+                let mut allowed_in_plane = swing_projection.point;
+                let mut allowed_twist = twist.clamp(point.twist);
                 if let Some(s) = self.softening {
                     if !swing_projection.inside {
-                        allowed.swing = s.apply(point.swing, allowed.swing);
+                        allowed_in_plane = s.apply(in_plane, allowed_in_plane);
                     }
                     if !twist_inside {
-                        allowed.twist = s.apply_scalar(point.twist, allowed.twist);
+                        allowed_twist = s.apply_scalar(point.twist, allowed_twist);
                     }
                 }
+                let allowed = SwingTwistPoint {
+                    swing: *swing_basis * allowed_in_plane.with_z(0.0),
+                    twist: allowed_twist,
+                };
                 let twist_distance = (point.twist - twist.clamp(point.twist)).abs();
                 Limited {
                     relative: from_swing_twist_point(allowed, *twist_axis),
@@ -181,10 +192,12 @@ impl JointLimit {
             LimitRegion::Full { shape } => shape.is_finite(),
             LimitRegion::SwingTwist {
                 twist_axis,
+                swing_basis,
                 swing,
                 twist,
             } => {
                 twist_axis.is_finite()
+                    && swing_basis.is_finite()
                     && swing.is_finite()
                     && twist.min.is_finite()
                     && twist.max.is_finite()
@@ -193,4 +206,18 @@ impl JointLimit {
         };
         self.reference.is_finite() && softening_ok && region_ok
     }
+}
+
+/// Orthonormal, right-handed columns `(u, v, axis)` for the unit twist `axis`: the swing-plane
+/// coordinates used by [`LimitRegion::SwingTwist`].
+pub fn swing_basis(axis: Vec3) -> Mat3 {
+    let (u, v) = axis.any_orthonormal_pair();
+    Mat3::from_cols(u, v, axis)
+}
+
+/// A swing's scaled angle-axis in swing-plane coordinates, with the rounding residue along the
+/// twist axis removed.
+#[inline]
+pub fn swing_plane_point(basis: &Mat3, swing: Vec3) -> Vec3 {
+    (basis.transpose() * swing).with_z(0.0)
 }

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::samples::{ReferenceChoice, SampleError, reference_rotation, relative_rotations};
 use super::subsample;
-use crate::joint_limit::{JointLimit, LimitRegion, TwistRange};
+use crate::joint_limit::{JointLimit, LimitRegion, TwistRange, swing_basis, swing_plane_point};
 use crate::motion::Motion;
 use crate::shape::{
     BoxShape, EllipsoidFit, EllipsoidShape, Frame, HullShape, KdopDirections, KdopShape, Shape,
@@ -184,11 +184,12 @@ pub fn fit_joint_limit(
             LimitRegion::Full { shape }
         }
         SpaceKind::SwingTwist => {
+            let basis = swing_basis(twist_axis);
             let mut swings = Vec::new();
             let (mut twist_min, mut twist_max) = (f64::INFINITY, f64::NEG_INFINITY);
             for &q in all {
                 let point = swing_twist_point(q, twist_axis);
-                swings.push(point.swing.as_dvec3());
+                swings.push(swing_plane_point(&basis, point.swing).as_dvec3());
                 twist_min = twist_min.min(f64::from(point.twist));
                 twist_max = twist_max.max(f64::from(point.twist));
             }
@@ -197,6 +198,7 @@ pub fn fit_joint_limit(
             let pad = options.padding.max(0.0);
             LimitRegion::SwingTwist {
                 twist_axis,
+                swing_basis: basis,
                 swing,
                 twist: TwistRange {
                     min: (twist_min - pad) as f32,
