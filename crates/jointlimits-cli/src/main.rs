@@ -66,7 +66,7 @@ enum Command {
         #[arg(long, default_value = "bind", value_parser = fit::parse_reference)]
         reference: ReferenceChoice,
         /// Subsampling distance in limit space, radians (0 keeps every sample).
-        #[arg(long, default_value_t = 0.02)]
+        #[arg(long, default_value_t = 0.05)]
         subsample: f64,
     },
     /// Enforce limits on a clip and write the result.

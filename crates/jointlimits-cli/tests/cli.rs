@@ -91,7 +91,12 @@ fn demo_writes_a_clip_that_reads_back() {
     let bvh = jointlimits_io::read_bvh_file(dir.join("range_of_motion.bvh")).unwrap();
     assert_eq!(bvh.skeleton.len(), jointlimits::humanoid::HUMANOID_JOINTS);
     assert!(bvh.frame_count() > 1000);
-    for file in ["exaggerated.bvh", "limited.bvh", "limits.json", "report.txt"] {
+    for file in [
+        "exaggerated.bvh",
+        "limited.bvh",
+        "limits.json",
+        "report.txt",
+    ] {
         assert!(dir.join(file).is_file(), "{file} missing");
     }
     let report = std::fs::read_to_string(dir.join("report.txt")).unwrap();
@@ -100,7 +105,11 @@ fn demo_writes_a_clip_that_reads_back() {
     // The files it wrote work with the other commands.
     let d = |f: &str| dir.join(f).to_str().unwrap().to_string();
     let check = jointlimits(&["check", &d("limits.json"), &d("limited.bvh")]);
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
     let check = jointlimits(&["check", &d("limits.json"), &d("exaggerated.bvh")]);
     assert_eq!(check.status.code(), Some(1));
     std::fs::remove_dir_all(dir).unwrap();
@@ -117,12 +126,32 @@ fn fit_apply_check_on_motion_capture() {
     let dir = scratch("fit");
     let limits = dir.join("limits.json");
     let (walk, limits_s) = (walk.to_str().unwrap(), limits.to_str().unwrap());
-    for (space, shape) in [("full", "kdop"), ("swing-twist", "ellipsoid"), ("full", "hull")] {
+    for (space, shape) in [
+        ("full", "kdop"),
+        ("swing-twist", "ellipsoid"),
+        ("full", "hull"),
+    ] {
         let fit = jointlimits(&[
-            "fit", walk, "-o", limits_s, "--space", space, "--shape", shape, "--skip-frames", "1",
-            "--reference", "frame:0", "--padding", "1",
+            "fit",
+            walk,
+            "-o",
+            limits_s,
+            "--space",
+            space,
+            "--shape",
+            shape,
+            "--skip-frames",
+            "1",
+            "--reference",
+            "frame:0",
+            "--padding",
+            "1",
         ]);
-        assert!(fit.status.success(), "{}", String::from_utf8_lossy(&fit.stderr));
+        assert!(
+            fit.status.success(),
+            "{}",
+            String::from_utf8_lossy(&fit.stderr)
+        );
         let text = String::from_utf8(fit.stdout).unwrap();
         assert!(text.contains("fitted 30 joints"), "{text}");
 
@@ -131,9 +160,18 @@ fn fit_apply_check_on_motion_capture() {
         let report: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
         assert_eq!(report["joints"].as_array().unwrap().len(), 30);
         let frames = report["frames"].as_u64().unwrap();
-        assert!(report["frames_all_inside"].as_u64().unwrap() >= frames - 1, "{report}");
+        assert!(
+            report["frames_all_inside"].as_u64().unwrap() >= frames - 1,
+            "{report}"
+        );
         for joint in report["joints"].as_array().unwrap() {
-            for field in ["name", "frames_outside", "max_violation_deg", "mean_violation_deg", "worst_frame"] {
+            for field in [
+                "name",
+                "frames_outside",
+                "max_violation_deg",
+                "mean_violation_deg",
+                "worst_frame",
+            ] {
                 assert!(joint.get(field).is_some(), "{field} missing");
             }
         }
@@ -153,13 +191,39 @@ fn fit_apply_check_on_motion_capture() {
     let text = String::from_utf8(check.stdout).unwrap();
     assert!(text.contains("overall:"), "{text}");
     let limited = dir.join("limited.bvh");
-    let apply = jointlimits(&["apply", limits_s, wild.to_str().unwrap(), "-o", limited.to_str().unwrap()]);
-    assert!(apply.status.success(), "{}", String::from_utf8_lossy(&apply.stderr));
-    let check = jointlimits(&["check", limits_s, limited.to_str().unwrap(), "--tolerance", "0.001"]);
-    assert!(check.status.success(), "{}", String::from_utf8_lossy(&check.stdout));
+    let apply = jointlimits(&[
+        "apply",
+        limits_s,
+        wild.to_str().unwrap(),
+        "-o",
+        limited.to_str().unwrap(),
+    ]);
+    assert!(
+        apply.status.success(),
+        "{}",
+        String::from_utf8_lossy(&apply.stderr)
+    );
+    let check = jointlimits(&[
+        "check",
+        limits_s,
+        limited.to_str().unwrap(),
+        "--tolerance",
+        "0.001",
+    ]);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
     let soft = dir.join("soft.bvh");
     let apply = jointlimits(&[
-        "apply", limits_s, wild.to_str().unwrap(), "-o", soft.to_str().unwrap(), "--soften", "1,0.1",
+        "apply",
+        limits_s,
+        wild.to_str().unwrap(),
+        "-o",
+        soft.to_str().unwrap(),
+        "--soften",
+        "1,0.1",
     ]);
     assert!(apply.status.success());
 
@@ -173,7 +237,11 @@ fn fit_apply_check_on_motion_capture() {
     let out = dir.join("never.bvh");
     let apply = jointlimits(&["apply", limits_s, walk, "-o", out.to_str().unwrap()]);
     assert_eq!(apply.status.code(), Some(2));
-    assert!(String::from_utf8(apply.stderr).unwrap().contains("version 2"));
+    assert!(
+        String::from_utf8(apply.stderr)
+            .unwrap()
+            .contains("version 2")
+    );
     assert!(!out.exists());
     std::fs::remove_dir_all(dir).unwrap();
 }

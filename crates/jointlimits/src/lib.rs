@@ -21,6 +21,7 @@
 #![warn(missing_docs)]
 
 pub mod euler;
+mod fast_trig;
 pub mod fit;
 pub mod humanoid;
 pub mod joint_limit;

@@ -55,10 +55,18 @@ pub fn nearest_cover(q: Quat, previous: Quat) -> Quat {
 /// The exact antipode of the identity (`w = -1`, `v = 0`) is a full turn about an undefined axis;
 /// this returns `2π` about +X so that the result stays finite and keeps its length.
 /// The input is assumed unit length.
-#[inline]
+#[inline(always)]
 pub fn to_scaled_angle_axis(q: Quat) -> Vec3 {
     let v = Vec3::new(q.x, q.y, q.z);
-    let sin_half = v.length();
+    let sin_half_squared = v.length_squared();
+    if q.w > 0.0 && sin_half_squared <= q.w * q.w {
+        // Angles up to 90°, the common case: with t = s/w ≤ 1, θ/s = 2·atan(t)/(t·w), a
+        // polynomial in t² = s²/w², so no square root and one division.
+        let inverse_w = q.w.recip();
+        let t_squared = sin_half_squared * inverse_w * inverse_w;
+        return v * (2.0 * crate::fast_trig::atan_over_t(t_squared) * inverse_w);
+    }
+    let sin_half = sin_half_squared.sqrt();
     if sin_half < TINY {
         return if q.w >= 0.0 {
             // θ·n = 2·atan2(s, w)/s · v → 2v/w as s → 0.
@@ -67,7 +75,7 @@ pub fn to_scaled_angle_axis(q: Quat) -> Vec3 {
             Vec3::X * std::f32::consts::TAU
         };
     }
-    let angle = 2.0 * sin_half.atan2(q.w);
+    let angle = 2.0 * crate::fast_trig::atan2(sin_half, q.w);
     v * (angle / sin_half)
 }
 
@@ -76,11 +84,17 @@ pub fn to_scaled_angle_axis(q: Quat) -> Vec3 {
 ///
 /// Lengths above π give `w < 0` (the long way round); the result is exact near zero, where
 /// `sin(|r|/2)/|r| → 1/2`.
-#[inline]
+#[inline(always)]
 pub fn from_scaled_angle_axis(r: Vec3) -> Quat {
-    let angle = r.length();
+    let angle_squared = r.length_squared();
+    if angle_squared <= std::f32::consts::TAU * std::f32::consts::TAU {
+        // Even series in θ²: no square root, no division.
+        let (scale, cos_half) = crate::fast_trig::half_angle_sinc_cos(angle_squared);
+        return Quat::from_xyzw(r.x * scale, r.y * scale, r.z * scale, cos_half);
+    }
+    let angle = angle_squared.sqrt();
     let half = 0.5 * angle;
-    let (sin_half, cos_half) = half.sin_cos();
+    let (sin_half, cos_half) = crate::fast_trig::sin_cos(half);
     // sin(θ/2)/θ, with its Taylor series where the division would lose precision.
     let scale = if angle < 1e-4 {
         0.5 - angle * angle / 48.0

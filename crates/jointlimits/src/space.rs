@@ -51,14 +51,14 @@ pub fn swing_twist_point(relative: Quat, axis: Vec3) -> SwingTwistPoint {
     let sin_half = Vec3::new(split.twist.x, split.twist.y, split.twist.z).dot(axis);
     SwingTwistPoint {
         swing: to_scaled_angle_axis(split.swing),
-        twist: 2.0 * sin_half.atan2(split.twist.w),
+        twist: 2.0 * crate::fast_trig::atan2(sin_half, split.twist.w),
     }
 }
 
 /// The relative rotation of a swing-twist point: `exp(swing) · rotation(axis, twist)`.
 #[inline]
 pub fn from_swing_twist_point(point: SwingTwistPoint, axis: Vec3) -> Quat {
-    let (sin_half, cos_half) = (0.5 * point.twist).sin_cos();
+    let (sin_half, cos_half) = crate::fast_trig::sin_cos(0.5 * point.twist);
     let twist = Quat::from_xyzw(
         axis.x * sin_half,
         axis.y * sin_half,

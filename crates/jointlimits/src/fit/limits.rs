@@ -85,7 +85,7 @@ impl Default for FitOptions {
             space: SpaceKind::Full,
             shape: ShapeKind::Ellipsoid,
             padding: 0.05,
-            subsample: 0.02,
+            subsample: 0.05,
             reference: ReferenceChoice::Bind,
             skip_frames: 0,
             softening: None,

@@ -54,7 +54,7 @@ impl BoxShape {
 }
 
 impl LimitShape for BoxShape {
-    #[inline]
+    #[inline(always)]
     fn project(&self, p: Vec3) -> Projection {
         let local = self.frame.to_local(p);
         let clamped = local.clamp(self.min, self.max);

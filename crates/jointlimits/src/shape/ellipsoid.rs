@@ -115,8 +115,13 @@ impl EllipsoidShape {
             let f = terms.element_sum() - 1.0;
             let slope = -2.0 * (terms * inv).element_sum();
             let next = t - f / slope;
-            // Monotone from below: stop once rounding stops the climb.
-            if next <= t || !next.is_finite() {
+            // Monotone from below: stop once the climb stalls at f32 resolution (otherwise
+            // rounding can keep it creeping up one ulp at a time).
+            let climbing = next > t * (1.0 + 1e-6) + 1e-12;
+            if !climbing || !next.is_finite() {
+                if next > t && next.is_finite() {
+                    t = next;
+                }
                 break;
             }
             t = next;

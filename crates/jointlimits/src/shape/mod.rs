@@ -153,7 +153,7 @@ pub enum Shape {
 }
 
 impl LimitShape for Shape {
-    #[inline]
+    #[inline(always)]
     fn project(&self, p: Vec3) -> Projection {
         match self {
             Shape::Box(s) => s.project(p),

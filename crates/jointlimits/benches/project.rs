@@ -1,0 +1,160 @@
+//! Runtime projection cost: quaternion in, limited quaternion out.
+//!
+//! `project/<space>/<shape>`: a joint limit fitted to a shoulder-like random walk of 20,000
+//! rotations; inputs are 4,096 rotations around the data, spread so that half of them are outside
+//! that shape (the fraction is printed). Throughput is per rotation. Each call makes the rotation relative to the reference, takes its logarithm (or its
+//! swing-twist split), projects, and maps back.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use glam::{DVec3, Quat, Vec3};
+use jointlimits::fit::{FitOptions, ShapeKind, fit_joint_limit};
+use jointlimits::rotation::{from_scaled_angle_axis, unroll};
+use jointlimits::shape::KdopDirections;
+use jointlimits::{JointLimit, SpaceKind};
+use std::hint::black_box;
+
+struct Random(u64);
+
+impl Random {
+    fn next(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    }
+
+    fn vec3(&mut self) -> Vec3 {
+        Vec3::new(self.next(), self.next(), self.next())
+    }
+}
+
+/// Limit-space points of a shoulder-like joint: a random walk in a tilted, offset box.
+fn shoulder_walk(n: usize) -> Vec<Vec3> {
+    let mut random = Random(11);
+    let extent = Vec3::new(1.1, 0.8, 0.5);
+    let tilt = Quat::from_axis_angle(DVec3::new(1.0, 2.0, 0.5).normalize().as_vec3(), 0.6);
+    let offset = Vec3::new(0.3, -0.4, 0.2);
+    let (mut p, mut velocity) = (Vec3::ZERO, Vec3::ZERO);
+    (0..n)
+        .map(|_| {
+            velocity = 0.95 * velocity + 0.01 * random.vec3();
+            p += velocity;
+            for k in 0..3 {
+                if p[k].abs() > extent[k] {
+                    p[k] = p[k].signum() * extent[k];
+                    velocity[k] = -velocity[k];
+                }
+            }
+            tilt * p + offset
+        })
+        .collect()
+}
+
+fn limit_for(space: SpaceKind, shape: ShapeKind, walk: &[Vec3]) -> JointLimit {
+    let mut rotations: Vec<Quat> = walk.iter().map(|&p| from_scaled_angle_axis(p)).collect();
+    unroll(&mut rotations);
+    let options = FitOptions {
+        space,
+        shape,
+        padding: 0.02,
+        subsample: 0.05,
+        ..FitOptions::default()
+    };
+    fit_joint_limit("shoulder", Quat::IDENTITY, &[rotations], Vec3::Y, &options).unwrap()
+}
+
+/// Inputs spread around the data: walk points pushed away from its centre by `spread` ± 50%,
+/// plus noise.
+fn inputs(walk: &[Vec3], count: usize, spread: f32) -> Vec<Quat> {
+    let mut random = Random(5);
+    let centre = walk.iter().copied().sum::<Vec3>() / walk.len() as f32;
+    (0..count)
+        .map(|_| {
+            let index = ((random.next() * 0.5 + 0.5) * (walk.len() - 1) as f32) as usize;
+            let scale = spread * (1.0 + 0.5 * random.next());
+            let p = centre + (walk[index] - centre) * scale + 0.1 * spread * random.vec3();
+            from_scaled_angle_axis(p)
+        })
+        .collect()
+}
+
+fn fraction_outside(limit: &JointLimit, queries: &[Quat]) -> f64 {
+    let outside = queries
+        .iter()
+        .filter(|&&q| {
+            !limit
+                .limit_relative(jointlimits::rotation::quat_abs(q))
+                .inside
+        })
+        .count();
+    outside as f64 / queries.len() as f64
+}
+
+/// Inputs for `limit` with about half of them outside (the spread is found by bisection).
+fn half_outside_inputs(limit: &JointLimit, walk: &[Vec3], count: usize) -> (Vec<Quat>, f64) {
+    let (mut lo, mut hi) = (0.5f32, 4.0f32);
+    for _ in 0..20 {
+        let mid = 0.5 * (lo + hi);
+        if fraction_outside(limit, &inputs(walk, count, mid)) < 0.5 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let queries = inputs(walk, count, 0.5 * (lo + hi));
+    let fraction = fraction_outside(limit, &queries);
+    (queries, fraction)
+}
+
+fn projection(c: &mut Criterion) {
+    let walk = shoulder_walk(20_000);
+    let cases = [
+        ("full", SpaceKind::Full, "box", ShapeKind::Box),
+        ("full", SpaceKind::Full, "obb", ShapeKind::Obb),
+        ("full", SpaceKind::Full, "ellipsoid", ShapeKind::Ellipsoid),
+        (
+            "full",
+            SpaceKind::Full,
+            "kdop13",
+            ShapeKind::Kdop(KdopDirections::Thirteen),
+        ),
+        ("full", SpaceKind::Full, "hull", ShapeKind::Hull),
+        ("swing_twist", SpaceKind::SwingTwist, "box", ShapeKind::Box),
+        (
+            "swing_twist",
+            SpaceKind::SwingTwist,
+            "ellipsoid",
+            ShapeKind::Ellipsoid,
+        ),
+        (
+            "swing_twist",
+            SpaceKind::SwingTwist,
+            "kdop13",
+            ShapeKind::Kdop(KdopDirections::Thirteen),
+        ),
+    ];
+    for (space_name, space, shape_name, shape) in cases {
+        let limit = limit_for(space, shape, &walk);
+        let (queries, outside) = half_outside_inputs(&limit, &walk, 4096);
+        eprintln!(
+            "project/{space_name}/{shape_name}: {:.0}% of inputs outside",
+            100.0 * outside
+        );
+        let mut group = c.benchmark_group(format!("project/{space_name}"));
+        group.throughput(Throughput::Elements(queries.len() as u64));
+        group.bench_function(shape_name, |b| {
+            let mut out = vec![Quat::IDENTITY; queries.len()];
+            b.iter(|| {
+                for (o, &q) in out.iter_mut().zip(black_box(&queries)) {
+                    *o = limit.limit(q);
+                }
+                black_box(&out);
+            })
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, projection);
+criterion_main!(benches);
