@@ -7,24 +7,14 @@
 
 use std::f32::consts::{FRAC_PI_2, PI};
 
-/// `atan(t)` for `t ∈ [0, 1]`, Hastings' odd polynomial (Abramowitz & Stegun 4.4.49, error
-/// below 2e-8).
+/// `atan(t)` for `t ∈ [0, 1]`.
 #[inline(always)]
 fn atan_unit(t: f32) -> f32 {
-    let t2 = t * t;
-    let p = 0.002_866_225_7_f32;
-    let p = p * t2 - 0.016_165_737;
-    let p = p * t2 + 0.042_909_614;
-    let p = p * t2 - 0.075_289_64;
-    let p = p * t2 + 0.106_562_64;
-    let p = p * t2 - 0.142_088_99;
-    let p = p * t2 + 0.199_935_51;
-    let p = p * t2 - 0.333_331_45;
-    t + t * t2 * p
+    t * atan_over_t(t * t)
 }
 
-/// `atan(√u)/√u` for `u = t² ∈ [0, 1]`: the same polynomial without the final multiplication,
-/// so callers can skip a square root.
+/// `atan(√u)/√u` for `u = t² ∈ [0, 1]`: Hastings' odd polynomial for `atan` (Abramowitz &
+/// Stegun 4.4.49, error below 2e-8) divided by `t`, so callers can skip a square root.
 #[inline(always)]
 pub fn atan_over_t(u: f32) -> f32 {
     let p = 0.002_866_225_7_f32;

@@ -120,10 +120,7 @@ impl From<HullShape> for HullData {
 impl LimitShape for HullShape {
     #[inline]
     fn project(&self, p: Vec3) -> Projection {
-        match self.polytope.project(self.frame.to_local(p)) {
-            None => Projection::unchanged(p),
-            Some(local) => Projection::moved(p, self.frame.to_world(local)),
-        }
+        self.polytope.project_in_frame(&self.frame, p)
     }
 
     #[inline]

@@ -200,10 +200,7 @@ pub enum KdopError {
 impl LimitShape for KdopShape {
     #[inline]
     fn project(&self, p: Vec3) -> Projection {
-        match self.polytope.project(self.frame.to_local(p)) {
-            None => Projection::unchanged(p),
-            Some(local) => Projection::moved(p, self.frame.to_world(local)),
-        }
+        self.polytope.project_in_frame(&self.frame, p)
     }
 
     #[inline]

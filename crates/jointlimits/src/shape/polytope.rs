@@ -128,6 +128,15 @@ impl Polytope {
             .all(|(n, &b)| n.dot(x) - b <= INSIDE_TOLERANCE)
     }
 
+    /// [`Polytope::project`] for a polytope stored in `frame` coordinates, on a limit-space point.
+    #[inline]
+    pub fn project_in_frame(&self, frame: &super::Frame, p: Vec3) -> super::Projection {
+        match self.project(frame.to_local(p)) {
+            None => super::Projection::unchanged(p),
+            Some(local) => super::Projection::moved(p, frame.to_world(local)),
+        }
+    }
+
     /// The nearest point of the polytope to `x`, or `None` when `x` is inside.
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {
