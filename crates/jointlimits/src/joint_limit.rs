@@ -87,6 +87,18 @@ pub struct Limited {
     pub violation: f32,
 }
 
+impl Limited {
+    /// The result for a rotation that was already inside.
+    #[inline]
+    pub fn unchanged(relative: Quat) -> Limited {
+        Limited {
+            relative,
+            inside: true,
+            violation: 0.0,
+        }
+    }
+}
+
 impl JointLimit {
     /// The limit space this limit lives in.
     pub fn space(&self) -> SpaceKind {
@@ -116,11 +128,7 @@ impl JointLimit {
                 let p = full_point(relative);
                 let projection = shape.project(p);
                 if projection.inside {
-                    return Limited {
-                        relative,
-                        inside: true,
-                        violation: 0.0,
-                    };
+                    return Limited::unchanged(relative);
                 }
                 let target = match self.softening {
                     Some(s) => s.apply(p, projection.point),
@@ -143,11 +151,7 @@ impl JointLimit {
                 let swing_projection = swing.project(in_plane);
                 let twist_inside = twist.contains(point.twist);
                 if swing_projection.inside && twist_inside {
-                    return Limited {
-                        relative,
-                        inside: true,
-                        violation: 0.0,
-                    };
+                    return Limited::unchanged(relative);
                 }
                 let mut allowed_in_plane = swing_projection.point;
                 let mut allowed_twist = twist.clamp(point.twist);

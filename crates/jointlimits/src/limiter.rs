@@ -47,12 +47,7 @@ impl Limiter {
     #[inline]
     pub fn limit_joint(&mut self, joint: usize, local: Quat) -> (Quat, Limited) {
         let Some(limit) = self.limits.get(joint).and_then(Option::as_ref) else {
-            let unchanged = Limited {
-                relative: local,
-                inside: true,
-                violation: 0.0,
-            };
-            return (local, unchanged);
+            return (local, Limited::unchanged(local));
         };
         let raw = limit.relative(local);
         let relative = match self.previous[joint] {

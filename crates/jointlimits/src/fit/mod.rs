@@ -24,6 +24,9 @@ pub enum FitError {
     /// There were no samples to fit.
     #[error("no samples to fit")]
     NoSamples,
+    /// The fitted region has no volume (a polytope could not be built from it).
+    #[error("the fitted region has no volume")]
+    NoVolume,
     /// A sample was NaN or infinite.
     #[error("sample {index} is not finite")]
     NonFinite {

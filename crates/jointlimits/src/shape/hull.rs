@@ -53,7 +53,7 @@ impl HullShape {
             .iter()
             .flat_map(|&c| offsets.iter().map(move |&o| c - center + o))
             .collect();
-        let polytope = Polytope::hull(&points).map_err(|_| FitError::NoSamples)?;
+        let polytope = Polytope::hull(&points).map_err(|_| FitError::NoVolume)?;
         Ok(HullShape {
             frame: Frame {
                 center: center.as_vec3(),

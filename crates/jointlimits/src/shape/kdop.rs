@@ -125,7 +125,7 @@ impl KdopShape {
             min: min.iter().map(|&m| m as f32).collect(),
             max: max.iter().map(|&m| m as f32).collect(),
         };
-        KdopShape::try_from(data).map_err(|_| FitError::NoSamples)
+        KdopShape::try_from(data).map_err(|_| FitError::NoVolume)
     }
 
     /// Whether every stored number is finite.
