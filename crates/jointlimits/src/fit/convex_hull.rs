@@ -20,6 +20,9 @@ pub enum HullError {
     /// A point was NaN or infinite.
     #[error("a point is not finite")]
     NonFinite,
+    /// Half-spaces that leave the region open in some direction.
+    #[error("the half-spaces do not bound the region")]
+    Unbounded,
 }
 
 /// A convex polytope as planar faces.

@@ -5,6 +5,7 @@
 
 pub mod convex_hull;
 pub mod eigen;
+pub mod halfspace_intersection;
 pub mod limits;
 pub mod samples;
 pub mod subsample;

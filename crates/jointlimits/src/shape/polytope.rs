@@ -15,6 +15,7 @@
 use glam::{DVec3, Vec3};
 
 use crate::fit::convex_hull::{HullError, HullPolygons, convex_hull};
+use crate::fit::halfspace_intersection::halfspace_intersection;
 
 /// Height above a face below which a point still counts as inside, in radians: f32 rounding of
 /// coordinates up to about 2π.
@@ -40,34 +41,12 @@ impl Polytope {
         Ok(Polytope::from_polygons(&convex_hull(points)?))
     }
 
-    /// The polytope `{x : dᵢ·x ≤ boundᵢ}` for unit directions `d`, which must be bounded and have
-    /// a volume. Its vertices are the feasible intersections of plane triples.
+    /// The polytope `{x : dᵢ·x ≤ boundᵢ}`, which must be bounded and have a volume; every face
+    /// keeps its exact plane (see [`halfspace_intersection`]).
     pub fn from_halfspaces(directions: &[DVec3], bounds: &[f64]) -> Result<Polytope, HullError> {
-        let scale = bounds.iter().fold(1e-12_f64, |m, b| m.max(b.abs()));
-        let tolerance = 1e-9 * scale;
-        let mut corners = Vec::new();
-        for i in 0..directions.len() {
-            for j in i + 1..directions.len() {
-                for k in j + 1..directions.len() {
-                    let (a, b, c) = (directions[i], directions[j], directions[k]);
-                    let det = a.dot(b.cross(c));
-                    if det.abs() < 1e-12 {
-                        continue;
-                    }
-                    let x =
-                        (b.cross(c) * bounds[i] + c.cross(a) * bounds[j] + a.cross(b) * bounds[k])
-                            / det;
-                    let feasible = directions
-                        .iter()
-                        .zip(bounds)
-                        .all(|(d, &bound)| d.dot(x) <= bound + tolerance);
-                    if feasible {
-                        corners.push(x);
-                    }
-                }
-            }
-        }
-        Polytope::hull(&corners)
+        Ok(Polytope::from_polygons(&halfspace_intersection(
+            directions, bounds,
+        )?))
     }
 
     fn from_polygons(hull: &HullPolygons) -> Polytope {
@@ -140,7 +119,7 @@ impl Polytope {
     /// The nearest point of the polytope to `x`, or `None` when `x` is inside.
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {
-        let mut best: Option<(f32, Vec3)> = None;
+        let mut best: Option<Vec3> = None;
         for (face, (n, &b)) in self.normals.iter().zip(&self.offsets).enumerate() {
             let height = n.dot(x) - b;
             if height <= INSIDE_TOLERANCE {
@@ -169,11 +148,12 @@ impl Polytope {
                 return Some(foot);
             }
             let candidate = nearest_on_edges.1;
-            let d = candidate.distance_squared(x);
-            if best.is_none_or(|(best_d, _)| d < best_d) {
-                best = Some((d, candidate));
+            // |x − b|² − |x − c|² = (c − b)·(2x − b − c), formed from differences so that far
+            // from the polytope, where both squared distances round alike, the nearer still wins.
+            if best.is_none_or(|b| (candidate - b).dot((x - b) + (x - candidate)) > 0.0) {
+                best = Some(candidate);
             }
         }
-        best.map(|(_, point)| point)
+        best
     }
 }
