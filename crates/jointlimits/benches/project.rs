@@ -2,8 +2,10 @@
 //!
 //! `project/<space>/<shape>`: a joint limit fitted to a shoulder-like random walk of 20,000
 //! rotations; inputs are 4,096 rotations around the data, spread so that half of them are outside
-//! that shape (the fraction is printed). Throughput is per rotation. Each call makes the rotation relative to the reference, takes its logarithm (or its
-//! swing-twist split), projects, and maps back.
+//! that shape (the fraction is printed). Throughput is per rotation. Each rotation is made relative
+//! to the reference, mapped to limit space (logarithm or swing-twist split), projected, and mapped
+//! back. `project/...` runs the vectorised [`JointLimit::limit_many`] over the 4,096 inputs;
+//! `project_one_at_a_time/...` calls [`JointLimit::limit`] on each.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{DVec3, Quat, Vec3};
@@ -142,6 +144,17 @@ fn projection(c: &mut Criterion) {
             100.0 * outside
         );
         let mut group = c.benchmark_group(format!("project/{space_name}"));
+        group.throughput(Throughput::Elements(queries.len() as u64));
+        group.bench_function(shape_name, |b| {
+            let mut out = queries.clone();
+            b.iter(|| {
+                out.copy_from_slice(black_box(&queries));
+                limit.limit_many(&mut out);
+                black_box(&out);
+            })
+        });
+        group.finish();
+        let mut group = c.benchmark_group(format!("project_one_at_a_time/{space_name}"));
         group.throughput(Throughput::Elements(queries.len() as u64));
         group.bench_function(shape_name, |b| {
             let mut out = vec![Quat::IDENTITY; queries.len()];

@@ -20,6 +20,7 @@
 
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod euler;
 mod fast_trig;
 pub mod fit;

@@ -8,11 +8,14 @@
 //! f(t) = Σ (aᵢ xᵢ / (aᵢ² + t))² − 1.
 //! ```
 //!
-//! `f` is decreasing and convex for `t ≥ 0`, so Newton's method started at any `t₀` with
-//! `f(t₀) ≥ 0` climbs monotonically to the root without overshooting. Two lower bounds for the root
-//! give such a start: each term must be ≤ 1 at the root, so `t ≥ aᵢ|xᵢ| − aᵢ²`; and replacing every
-//! `aᵢ² + t` by the largest, `t ≥ |a∘x| − a_max²`. Points on the axes (some `xᵢ = 0`) and flat or
-//! needle ellipsoids need no special case: the zero terms simply vanish.
+//! Newton's method is run on `ψ(t) = S(t)^(−1/2) − 1` with `S(t) = f(t) + 1`. Writing
+//! `yᵢ = (aᵢ² + t)/(aᵢ|xᵢ|)`, which is affine in `t`, `S^(−1/2) = (Σ yᵢ⁻²)^(−1/2)` is a power mean of
+//! exponent −2 of the `yᵢ`, hence concave and increasing in `t`; so Newton started at any `t₀` with
+//! `ψ(t₀) ≤ 0` climbs monotonically to the root without overshooting, and for a sphere (all `yᵢ`
+//! equal, `ψ` affine) it lands on the root in one step. Two lower bounds give such a start: each
+//! term of `S` must be ≤ 1 at the root, so `t ≥ aᵢ|xᵢ| − aᵢ²`; and replacing every `aᵢ² + t` by the
+//! largest, `t ≥ |a∘x| − a_max²`. Points on the axes (some `xᵢ = 0`) and flat or needle ellipsoids
+//! need no special case: the zero terms simply vanish.
 
 use glam::{DMat3, DMat4, DVec3, DVec4, Vec3};
 use serde::{Deserialize, Serialize};
@@ -23,9 +26,6 @@ use crate::fit::{FitError, symmetric_eigen};
 /// The smallest semi-axis a fitted ellipsoid gets, in radians, so flat data (a joint that never
 /// moves about one axis) still gives a solid with a well-conditioned projection.
 pub const MIN_SEMI_AXIS: f64 = 1e-4;
-
-/// Relative slack of [`EllipsoidShape::contains`], absorbing f32 rounding of projected points.
-const INSIDE_SLACK: f32 = 1e-5;
 
 /// How an ellipsoid is fitted to samples.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -50,6 +50,14 @@ pub struct EllipsoidShape {
 }
 
 impl EllipsoidShape {
+    /// How far above 1 the normalised radius `|x/a|²` may be and still count as inside: f32
+    /// rounding of the frame change.
+    pub(crate) const INSIDE_SLACK: f32 = 1e-5;
+
+    /// The most Newton steps a projection takes (it stops far earlier: the climb is monotone and
+    /// quadratic near the root).
+    pub(crate) const MAX_NEWTON_STEPS: usize = 40;
+
     /// Fits an ellipsoid holding every one of `samples`.
     ///
     /// `core` (usually the subsampled samples) decides the shape: the PCA frame for
@@ -101,7 +109,7 @@ impl EllipsoidShape {
     /// The nearest point of the ellipsoid's surface to the frame-coordinate point `x`, which must
     /// be outside.
     #[inline]
-    fn project_local_outside(&self, x: Vec3) -> Vec3 {
+    pub(crate) fn project_local_outside(&self, x: Vec3) -> Vec3 {
         let a = self.semi_axes;
         let a2 = a * a;
         let ax = a * x;
@@ -109,15 +117,9 @@ impl EllipsoidShape {
         let lower_per_axis = (a * x.abs() - a2).max_element();
         let lower_joint = ax.length() - a2.max_element();
         let mut t = lower_per_axis.max(lower_joint).max(0.0);
-        for _ in 0..40 {
-            let inv = (a2 + t).recip();
-            let terms = ax2 * inv * inv;
-            let f = terms.element_sum() - 1.0;
-            let slope = -2.0 * (terms * inv).element_sum();
-            let next = t - f / slope;
-            // Monotone from below: stop once the climb stalls at f32 resolution (otherwise
-            // rounding can keep it creeping up one ulp at a time).
-            let climbing = next > t * (1.0 + 1e-6) + 1e-12;
+        for _ in 0..Self::MAX_NEWTON_STEPS {
+            let next = newton_step(a2, ax2.x, ax2.y, ax2.z, t);
+            let climbing = still_climbing(t, next, a2.min_element());
             if !climbing || !next.is_finite() {
                 if next > t && next.is_finite() {
                     t = next;
@@ -130,11 +132,32 @@ impl EllipsoidShape {
     }
 }
 
+/// Whether a Newton step from `t` to `next` is large enough to need another: the climb is
+/// monotone and quadratic near the root, so once a step moves the surface point `a²x/(a² + t)` by
+/// less than 1e-4 of itself the next would move it by about 1e-8, below f32 resolution. (Stopping
+/// on a stall instead lets rounding creep up one ulp at a time.)
+#[inline(always)]
+pub(crate) fn still_climbing(t: f32, next: f32, smallest_a2: f32) -> bool {
+    next - t > 1e-4 * (t + smallest_a2)
+}
+
+/// One Newton step on `ψ(t) = S(t)^(−1/2) − 1` (see the module docs), for squared semi-axes `a2`
+/// and the squares `ax2ᵢ = (aᵢxᵢ)²`: `t + S(√S − 1)/T` with `S = Σ ax2ᵢ/(a2ᵢ + t)²` and
+/// `T = Σ ax2ᵢ/(a2ᵢ + t)³`.
+#[inline(always)]
+pub(crate) fn newton_step(a2: Vec3, ax2_x: f32, ax2_y: f32, ax2_z: f32, t: f32) -> f32 {
+    let (ix, iy, iz) = ((a2.x + t).recip(), (a2.y + t).recip(), (a2.z + t).recip());
+    let (sx, sy, sz) = (ax2_x * ix * ix, ax2_y * iy * iy, ax2_z * iz * iz);
+    let s = sx + sy + sz;
+    let cubic = sx * ix + sy * iy + sz * iz;
+    t + s * (s.sqrt() - 1.0) / cubic
+}
+
 impl LimitShape for EllipsoidShape {
     #[inline]
     fn project(&self, p: Vec3) -> Projection {
         let x = self.frame.to_local(p);
-        if (x / self.semi_axes).length_squared() <= 1.0 + INSIDE_SLACK {
+        if (x / self.semi_axes).length_squared() <= 1.0 + Self::INSIDE_SLACK {
             return Projection::unchanged(p);
         }
         Projection::moved(p, self.frame.to_world(self.project_local_outside(x)))
@@ -142,7 +165,7 @@ impl LimitShape for EllipsoidShape {
 
     #[inline]
     fn contains(&self, p: Vec3) -> bool {
-        (self.frame.to_local(p) / self.semi_axes).length_squared() <= 1.0 + INSIDE_SLACK
+        (self.frame.to_local(p) / self.semi_axes).length_squared() <= 1.0 + Self::INSIDE_SLACK
     }
 }
 

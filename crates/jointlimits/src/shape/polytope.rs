@@ -17,10 +17,6 @@ use glam::{DVec3, Vec3};
 use crate::fit::convex_hull::{HullError, HullPolygons, convex_hull};
 use crate::fit::halfspace_intersection::halfspace_intersection;
 
-/// Height above a face below which a point still counts as inside, in radians: f32 rounding of
-/// coordinates up to about 2π.
-const INSIDE_TOLERANCE: f32 = 2e-6;
-
 /// A convex polytope in f32 with precomputed face planes and polygon edges.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Polytope {
@@ -36,6 +32,10 @@ pub struct Polytope {
 }
 
 impl Polytope {
+    /// Height above a face below which a point still counts as inside, in radians: f32 rounding
+    /// of coordinates up to about 2π.
+    pub(crate) const INSIDE_TOLERANCE: f32 = 2e-6;
+
     /// The convex hull of `points` (f64), which must span a volume.
     pub fn hull(points: &[DVec3]) -> Result<Polytope, HullError> {
         Ok(Polytope::from_polygons(&convex_hull(points)?))
@@ -104,7 +104,7 @@ impl Polytope {
         self.normals
             .iter()
             .zip(&self.offsets)
-            .all(|(n, &b)| n.dot(x) - b <= INSIDE_TOLERANCE)
+            .all(|(n, &b)| n.dot(x) - b <= Self::INSIDE_TOLERANCE)
     }
 
     /// [`Polytope::project`] for a polytope stored in `frame` coordinates, on a limit-space point.
@@ -122,7 +122,7 @@ impl Polytope {
         let mut best: Option<Vec3> = None;
         for (face, (n, &b)) in self.normals.iter().zip(&self.offsets).enumerate() {
             let height = n.dot(x) - b;
-            if height <= INSIDE_TOLERANCE {
+            if height <= Self::INSIDE_TOLERANCE {
                 continue;
             }
             let foot = x - *n * height;
