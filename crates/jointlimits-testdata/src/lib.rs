@@ -66,3 +66,17 @@ fn collect_bvh(dir: &Path, files: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// A small deterministic generator (SplitMix64) for reproducible test and benchmark inputs.
+pub struct SplitMix(pub u64);
+
+impl SplitMix {
+    /// The next number, uniform in `[-1, 1)` with 24 random bits.
+    pub fn next_signed(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    }
+}

@@ -13,17 +13,14 @@ use jointlimits::fit::{FitOptions, ShapeKind, fit_joint_limit};
 use jointlimits::rotation::{from_scaled_angle_axis, unroll};
 use jointlimits::shape::KdopDirections;
 use jointlimits::{JointLimit, SpaceKind};
+use jointlimits_testdata::SplitMix;
 use std::hint::black_box;
 
-struct Random(u64);
+struct Random(SplitMix);
 
 impl Random {
     fn next(&mut self) -> f32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+        self.0.next_signed()
     }
 
     fn vec3(&mut self) -> Vec3 {
@@ -33,7 +30,7 @@ impl Random {
 
 /// Limit-space points of a shoulder-like joint: a random walk in a tilted, offset box.
 fn shoulder_walk(n: usize) -> Vec<Vec3> {
-    let mut random = Random(11);
+    let mut random = Random(SplitMix(11));
     let extent = Vec3::new(1.1, 0.8, 0.5);
     let tilt = Quat::from_axis_angle(DVec3::new(1.0, 2.0, 0.5).normalize().as_vec3(), 0.6);
     let offset = Vec3::new(0.3, -0.4, 0.2);
@@ -69,7 +66,7 @@ fn limit_for(space: SpaceKind, shape: ShapeKind, walk: &[Vec3]) -> JointLimit {
 /// Inputs spread around the data: walk points pushed away from its centre by `spread` ± 50%,
 /// plus noise.
 fn inputs(walk: &[Vec3], count: usize, spread: f32) -> Vec<Quat> {
-    let mut random = Random(5);
+    let mut random = Random(SplitMix(5));
     let centre = walk.iter().copied().sum::<Vec3>() / walk.len() as f32;
     (0..count)
         .map(|_| {

@@ -28,6 +28,7 @@ pub mod humanoid;
 pub mod joint_limit;
 pub mod limiter;
 pub mod motion;
+pub mod reach_cone;
 pub mod rotation;
 pub mod shape;
 pub mod skeleton;
