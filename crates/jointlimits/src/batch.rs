@@ -60,6 +60,19 @@ impl Points {
         (self.x[i], self.y[i], self.z[i]) = (p.x, p.y, p.z);
     }
 
+    /// Frame coordinates of every lane: `Rᵀ(p − c)`.
+    #[inline(always)]
+    fn in_frame(&self, frame: &Frame) -> Points {
+        let to_local = frame.rotation.transpose();
+        self.transform(&to_local, -(to_local * frame.center))
+    }
+
+    /// Limit-space points of frame coordinates in every lane: `R·x + c`.
+    #[inline(always)]
+    fn out_of_frame(&self, frame: &Frame) -> Points {
+        self.transform(&frame.rotation, frame.center)
+    }
+
     /// `m · p + offset` in every lane.
     #[inline(always)]
     fn transform(&self, m: &Mat3, offset: Vec3) -> Points {
@@ -264,8 +277,7 @@ fn project(shape: &Shape, point: &Points) -> (Points, [bool; LANES]) {
 /// polytope projection for the lanes that are outside.
 #[inline(always)]
 fn project_polytope(polytope: &Polytope, frame: &Frame, point: &Points) -> (Points, [bool; LANES]) {
-    let to_local = frame.rotation.transpose();
-    let local = point.transform(&to_local, -(to_local * frame.center));
+    let local = point.in_frame(frame);
     let mut highest = [f32::NEG_INFINITY; LANES];
     for (n, offset) in polytope.planes() {
         for i in 0..LANES {
@@ -283,14 +295,13 @@ fn project_polytope(polytope: &Polytope, frame: &Frame, point: &Points) -> (Poin
             projected.set(i, p);
         }
     }
-    (projected.transform(&frame.rotation, frame.center), inside)
+    (projected.out_of_frame(frame), inside)
 }
 
 #[inline(always)]
 fn project_box(shape: &BoxShape, point: &Points) -> (Points, [bool; LANES]) {
     let frame = &shape.frame;
-    let to_local = frame.rotation.transpose();
-    let local = point.transform(&to_local, -(to_local * frame.center));
+    let local = point.in_frame(frame);
     let mut clamped = local;
     let mut inside = [true; LANES];
     for i in 0..LANES {
@@ -300,14 +311,13 @@ fn project_box(shape: &BoxShape, point: &Points) -> (Points, [bool; LANES]) {
         inside[i] =
             clamped.x[i] == local.x[i] && clamped.y[i] == local.y[i] && clamped.z[i] == local.z[i];
     }
-    (clamped.transform(&frame.rotation, frame.center), inside)
+    (clamped.out_of_frame(frame), inside)
 }
 
 #[inline(always)]
 fn project_ellipsoid(shape: &EllipsoidShape, point: &Points) -> (Points, [bool; LANES]) {
     let frame = &shape.frame;
-    let to_local = frame.rotation.transpose();
-    let local = point.transform(&to_local, -(to_local * frame.center));
+    let local = point.in_frame(frame);
     let axes = shape.semi_axes;
     let inverse_a2 = (axes * axes).recip();
     let mut inside = [true; LANES];
@@ -364,7 +374,7 @@ fn project_ellipsoid(shape: &EllipsoidShape, point: &Points) -> (Points, [bool; 
         surface.y[i] = a2.y * local.y[i] / (a2.y + t[i]);
         surface.z[i] = a2.z * local.z[i] / (a2.z + t[i]);
     }
-    (surface.transform(&frame.rotation, frame.center), inside)
+    (surface.out_of_frame(frame), inside)
 }
 
 /// Swing-twist limiting of every lane.
