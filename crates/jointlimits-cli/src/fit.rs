@@ -58,12 +58,7 @@ pub fn space_name(space: SpaceKind) -> &'static str {
 
 /// The label of a joint limit's shape.
 pub fn shape_label(limit: &jointlimits::JointLimit) -> String {
-    match &limit.region {
-        jointlimits::LimitRegion::Full { shape } => shape.label(),
-        jointlimits::LimitRegion::SwingTwist { swing, .. } => {
-            format!("{} swing + twist", swing.label())
-        }
-    }
+    limit.region.label()
 }
 
 /// Parses `full` or `swing-twist`.

@@ -91,10 +91,15 @@ impl JointLimit {
     /// Limits every rotation of `rotations` (local rotations of this joint) in place, like
     /// [`JointLimit::limit`] on each, vectorised across them.
     ///
-    /// Stateless: each rotation is measured the short way from the reference. A joint with
-    /// softening goes through [`JointLimit::limit`] one rotation at a time.
+    /// Stateless: each rotation is measured the short way from the reference. Reach cones,
+    /// authored regions and joints with softening go through [`JointLimit::limit`] one rotation
+    /// at a time.
     pub fn limit_many(&self, rotations: &mut [Quat]) {
-        if self.softening.is_some() {
+        let lane_kernel = matches!(
+            self.region,
+            LimitRegion::Full { .. } | LimitRegion::SwingTwist { .. }
+        );
+        if self.softening.is_some() || !lane_kernel {
             for q in rotations.iter_mut() {
                 *q = self.limit(*q);
             }
@@ -147,6 +152,7 @@ impl JointLimit {
                 swing,
                 twist,
             } => limit_swing_twist(&relative, *twist_axis, swing_basis, swing, twist),
+            _ => unreachable!("limit_many sends other regions one at a time"),
         };
         if inside.iter().all(|&i| i) {
             return;

@@ -4,6 +4,8 @@
 use glam::{Mat3, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
+use crate::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
+use crate::reach_cone::ReachConeLimit;
 use crate::rotation::{from_scaled_angle_axis, quat_abs};
 use crate::shape::{LimitShape, Shape};
 use crate::soften::Softening;
@@ -59,6 +61,16 @@ pub enum LimitRegion {
         /// The allowed twist angles.
         twist: TwistRange,
     },
+    /// A reach cone for the direction of the bone axis, with twist limits that vary across it.
+    ReachCone(ReachConeLimit),
+    /// A range per Euler angle.
+    Euler(EulerLimit),
+    /// Rotation about one axis between two angles.
+    Hinge(HingeLimit),
+    /// A circular swing cone and a twist interval.
+    Cone(ConeLimit),
+    /// An elliptic swing bound and a twist interval.
+    SphericalEllipse(SphericalEllipseLimit),
 }
 
 /// A joint's rotation limit.
@@ -99,12 +111,33 @@ impl Limited {
     }
 }
 
+impl LimitRegion {
+    /// A short description, such as `ellipsoid` or `reach cone (32 points) + twist`.
+    pub fn label(&self) -> String {
+        match self {
+            LimitRegion::Full { shape } => shape.label(),
+            LimitRegion::SwingTwist { swing, .. } => format!("{} swing + twist", swing.label()),
+            LimitRegion::ReachCone(limit) => {
+                format!(
+                    "reach cone ({} points) + twist",
+                    limit.cone.boundary().len()
+                )
+            }
+            LimitRegion::Euler(limit) => format!("Euler {} ranges", limit.order),
+            LimitRegion::Hinge(_) => "hinge".to_string(),
+            LimitRegion::Cone(_) => "swing cone + twist".to_string(),
+            LimitRegion::SphericalEllipse(_) => "spherical ellipse + twist".to_string(),
+        }
+    }
+}
+
 impl JointLimit {
-    /// The limit space this limit lives in.
+    /// The limit space this limit lives in: Euler ranges count as full, every region that
+    /// splits off a twist as swing-twist.
     pub fn space(&self) -> SpaceKind {
         match self.region {
-            LimitRegion::Full { .. } => SpaceKind::Full,
-            LimitRegion::SwingTwist { .. } => SpaceKind::SwingTwist,
+            LimitRegion::Full { .. } | LimitRegion::Euler(_) => SpaceKind::Full,
+            _ => SpaceKind::SwingTwist,
         }
     }
 
@@ -174,7 +207,25 @@ impl JointLimit {
                     violation: swing_projection.distance.hypot(twist_distance),
                 }
             }
+            LimitRegion::ReachCone(limit) => {
+                self.softened(relative, limit.limit_relative(relative))
+            }
+            LimitRegion::Euler(limit) => self.softened(relative, limit.limit_relative(relative)),
+            LimitRegion::Hinge(limit) => self.softened(relative, limit.limit_relative(relative)),
+            LimitRegion::Cone(limit) => self.softened(relative, limit.limit_relative(relative)),
+            LimitRegion::SphericalEllipse(limit) => {
+                self.softened(relative, limit.limit_relative(relative))
+            }
         }
+    }
+
+    /// `limited` with this limit's softening applied along the geodesic back to `relative`.
+    #[inline]
+    fn softened(&self, relative: Quat, mut limited: Limited) -> Limited {
+        if let (Some(s), false) = (self.softening, limited.inside) {
+            limited.relative = s.apply_rotation(relative, limited.relative);
+        }
+        limited
     }
 
     /// Limits a local rotation, measuring the short way from the reference (no history: see
@@ -207,6 +258,11 @@ impl JointLimit {
                     && twist.max.is_finite()
                     && twist.min <= twist.max
             }
+            LimitRegion::ReachCone(limit) => limit.is_finite(),
+            LimitRegion::Euler(limit) => limit.is_finite(),
+            LimitRegion::Hinge(limit) => limit.is_finite(),
+            LimitRegion::Cone(limit) => limit.is_finite(),
+            LimitRegion::SphericalEllipse(limit) => limit.is_finite(),
         };
         self.reference.is_finite() && softening_ok && region_ok
     }

@@ -7,7 +7,9 @@
 //!   clips: [`motion`]; a built-in humanoid: [`humanoid`].
 //! - Limit space ([`space`]): rotations relative to a reference, as scaled angle-axis points, whole
 //!   or split into swing and twist.
-//! - Limit regions with exact projections ([`shape`]): box, ellipsoid, k-DOP, convex hull.
+//! - Limit regions with exact projections ([`shape`]): box, ellipsoid, k-DOP, convex hull;
+//!   reach cones with swing-dependent twist ([`reach_cone`]); authored Euler ranges, hinges,
+//!   cones and spherical ellipses ([`authored`]); anatomical presets ([`presets`]).
 //! - Fitting from clips ([`fit`]), softening ([`soften`]), one joint's limit ([`joint_limit`]),
 //!   a skeleton's limits ([`skeleton_limits`]) and their enforcement on streams of poses
 //!   ([`limiter`]).
@@ -20,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+pub mod authored;
 pub mod batch;
 pub mod euler;
 mod fast_trig;
@@ -28,6 +31,7 @@ pub mod humanoid;
 pub mod joint_limit;
 pub mod limiter;
 pub mod motion;
+pub mod presets;
 pub mod reach_cone;
 pub mod rotation;
 pub mod shape;

@@ -141,12 +141,34 @@ pub fn swing_twist(q: Quat, axis: Vec3) -> SwingTwist {
     }
 }
 
+/// The swing of `q` about the unit `axis` (the short way, `w ≥ 0`) and its twist angle in the
+/// cover of `q` (radians in `(−2π, 2π]`, continuous past ±π along an unrolled sequence).
+#[inline]
+pub fn swing_and_twist_angle(q: Quat, axis: Vec3) -> (Quat, f32) {
+    let split = swing_twist(q, axis);
+    let sin_half = Vec3::new(split.twist.x, split.twist.y, split.twist.z).dot(axis);
+    (
+        split.swing,
+        2.0 * crate::fast_trig::atan2(sin_half, split.twist.w),
+    )
+}
+
 /// The signed twist angle (radians, in `(-2π, 2π]`) of `twist` about the unit `axis`, for a `twist`
 /// produced by [`swing_twist`] with the same axis.
 #[inline]
 pub fn twist_angle(twist: Quat, axis: Vec3) -> f32 {
     let sin_half = Vec3::new(twist.x, twist.y, twist.z).dot(axis);
     2.0 * sin_half.atan2(twist.w)
+}
+
+/// The rotation by `angle` (radians, `|angle| ≤ 2π`) about the unit `axis`, with fast
+/// polynomial trigonometry.
+#[inline]
+pub fn rotation_about(axis: Vec3, angle: f32) -> Quat {
+    let half = 0.5 * angle;
+    let (sin, cos) = crate::fast_trig::sin_cos(half.abs());
+    let sin = sin.copysign(half);
+    Quat::from_xyzw(axis.x * sin, axis.y * sin, axis.z * sin, cos)
 }
 
 /// The angle (radians, in `[0, π]`) of the shortest rotation taking orientation `a` to `b`.

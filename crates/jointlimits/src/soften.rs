@@ -5,7 +5,7 @@
 //! towards `p` by `radius · tanh(falloff · d)`: nothing for tiny violations, saturating at `radius`
 //! for large ones. The result lies within `radius` outside the hard limit and never overshoots `p`.
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of the tanh softening.
@@ -36,6 +36,23 @@ impl Softening {
         }
         let allowance = (self.falloff * distance).tanh() * self.radius;
         projected + offset * (allowance.min(distance) / distance)
+    }
+
+    /// The version for rotations: `projected` moves back towards `original` along the geodesic
+    /// between them (same cover), by the same allowance of the angle between them.
+    #[inline]
+    pub fn apply_rotation(&self, original: Quat, projected: Quat) -> Quat {
+        let original = if original.dot(projected) < 0.0 {
+            -original
+        } else {
+            original
+        };
+        let distance = crate::rotation::angle_between(original, projected);
+        if distance <= 1e-7 {
+            return projected;
+        }
+        let allowance = (self.falloff * distance).tanh() * self.radius;
+        projected.slerp(original, allowance.min(distance) / distance)
     }
 
     /// The one-dimensional version, for twist angles.

@@ -13,7 +13,7 @@
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
-use crate::rotation::{from_scaled_angle_axis, swing_twist, to_scaled_angle_axis};
+use crate::rotation::{from_scaled_angle_axis, rotation_about, swing_twist, to_scaled_angle_axis};
 
 /// Which limit space a joint limit lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -58,14 +58,7 @@ pub fn swing_twist_point(relative: Quat, axis: Vec3) -> SwingTwistPoint {
 /// The relative rotation of a swing-twist point: `exp(swing) · rotation(axis, twist)`.
 #[inline]
 pub fn from_swing_twist_point(point: SwingTwistPoint, axis: Vec3) -> Quat {
-    let (sin_half, cos_half) = crate::fast_trig::sin_cos(0.5 * point.twist);
-    let twist = Quat::from_xyzw(
-        axis.x * sin_half,
-        axis.y * sin_half,
-        axis.z * sin_half,
-        cos_half,
-    );
-    from_scaled_angle_axis(point.swing) * twist
+    from_scaled_angle_axis(point.swing) * rotation_about(axis, point.twist)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! corners and across slice planes, and validation errors.
 
 use glam::{DVec3, Vec3};
-use jointlimits::reach_cone::{ReachCone, ReachConeError, TwistLimits};
+use jointlimits::reach_cone::{ReachCone, ReachConeError, TwistRange};
 use jointlimits_testdata::SplitMix;
 
 struct Random(SplitMix);
@@ -34,8 +34,8 @@ fn concave_cone() -> ReachCone {
     let boundary: Vec<Vec3> = (0..16)
         .map(|i| polar(if i % 2 == 0 { 125.0 } else { 60.0 }, i as f32 * 22.5))
         .collect();
-    let twist: Vec<TwistLimits> = (0..16)
-        .map(|i| TwistLimits {
+    let twist: Vec<TwistRange> = (0..16)
+        .map(|i| TwistRange {
             min: -0.5 - 0.05 * i as f32,
             max: 1.0 + 0.1 * i as f32,
         })
@@ -43,7 +43,7 @@ fn concave_cone() -> ReachCone {
     ReachCone::with_twist(
         Vec3::Z,
         &boundary,
-        TwistLimits {
+        TwistRange {
             min: -1.4,
             max: 1.4,
         },
@@ -215,7 +215,7 @@ fn twist_limits_interpolate_the_corners_and_are_continuous_across_slices() {
 
 #[test]
 fn bad_boundaries_are_refused_with_the_reason() {
-    let twist = TwistLimits {
+    let twist = TwistRange {
         min: -1.0,
         max: 1.0,
     };
@@ -243,7 +243,7 @@ fn bad_boundaries_are_refused_with_the_reason() {
         ReachCone::new(Vec3::Z, &holes, twist),
         Err(ReachConeError::BadPoint { index: Some(2) })
     );
-    let inverted = TwistLimits {
+    let inverted = TwistRange {
         min: 1.0,
         max: -1.0,
     };

@@ -4,6 +4,7 @@ use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::reach_cone::fit_reach_cone;
 use super::samples::{ReferenceChoice, SampleError, reference_rotation, relative_rotations};
 use super::subsample;
 use crate::joint_limit::{JointLimit, LimitRegion, TwistRange, swing_basis, swing_plane_point};
@@ -32,13 +33,16 @@ pub enum ShapeKind {
     Kdop(KdopDirections),
     /// Convex hull of the samples.
     Hull,
+    /// A reach cone for the bone direction with swing-dependent twist limits (whatever the
+    /// space option says).
+    ReachCone,
 }
 
 impl std::str::FromStr for ShapeKind {
     type Err = String;
 
     /// Parses `box`, `obb`, `ellipsoid`, `mvee`, `kdop` (13 directions), `kdop3`, `kdop7`,
-    /// `kdop13` or `hull`.
+    /// `kdop13`, `hull` or `reach-cone`.
     fn from_str(text: &str) -> Result<ShapeKind, String> {
         Ok(match text {
             "box" => ShapeKind::Box,
@@ -49,9 +53,10 @@ impl std::str::FromStr for ShapeKind {
             "kdop7" => ShapeKind::Kdop(KdopDirections::Seven),
             "kdop3" => ShapeKind::Kdop(KdopDirections::Three),
             "hull" => ShapeKind::Hull,
+            "reach-cone" | "reach_cone" => ShapeKind::ReachCone,
             _ => {
                 return Err(format!(
-                    "unknown shape {text:?}: expected box, obb, ellipsoid, mvee, kdop, kdop3, kdop7, kdop13 or hull"
+                    "unknown shape {text:?}: expected box, obb, ellipsoid, mvee, kdop, kdop3, kdop7, kdop13, hull or reach-cone"
                 ));
             }
         })
@@ -142,6 +147,7 @@ pub fn fit_shape(
             Shape::Kdop(KdopShape::fit(core, samples, directions, padding)?)
         }
         ShapeKind::Hull => Shape::Hull(HullShape::fit(core, padding, options.subsample)?),
+        ShapeKind::ReachCone => return Err(super::FitError::NotAShape("a reach cone")),
     })
 }
 
@@ -176,6 +182,17 @@ pub fn fit_joint_limit(
         joint: name.to_string(),
         source,
     };
+    if options.shape == ShapeKind::ReachCone {
+        let rotations: Vec<glam::Quat> = all.copied().collect();
+        let limit = fit_reach_cone(&rotations, twist_axis, options.padding, options.subsample)
+            .map_err(shape_error)?;
+        return Ok(JointLimit {
+            joint: name.to_string(),
+            reference,
+            region: LimitRegion::ReachCone(limit),
+            softening: options.softening,
+        });
+    }
     let region = match options.space {
         SpaceKind::Full => {
             let samples: Vec<DVec3> = all.map(|&q| full_point(q).as_dvec3()).collect();

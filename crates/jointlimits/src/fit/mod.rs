@@ -7,6 +7,7 @@ pub mod convex_hull;
 pub mod eigen;
 pub mod halfspace_intersection;
 pub mod limits;
+pub mod reach_cone;
 pub mod samples;
 pub mod subsample;
 
@@ -28,6 +29,21 @@ pub enum FitError {
     /// The fitted region has no volume (a polytope could not be built from it).
     #[error("the fitted region has no volume")]
     NoVolume,
+    /// The directions of a joint's bone surround it: no visible point sees them all.
+    #[error(
+        "the bone's directions reach {widest_degrees:.0}° from their centre; a reach cone needs a \
+         gap around the opposite direction"
+    )]
+    NoVisiblePoint {
+        /// The widest angle from the best centre, degrees.
+        widest_degrees: f64,
+    },
+    /// The fitted reach cone did not validate.
+    #[error("fitted reach cone: {0}")]
+    Cone(String),
+    /// The shape kind is not a shape over limit-space points (reach cones have their own path).
+    #[error("{0} is not fitted as a limit-space shape")]
+    NotAShape(&'static str),
     /// A sample was NaN or infinite.
     #[error("sample {index} is not finite")]
     NonFinite {

@@ -9,7 +9,7 @@
 //! (`Sᵢ·L ≥ 0 > Sᵢ₊₁·L`), `Bᵢ·L ≥ 0`. Nothing here needs the polygon convex or smaller than a
 //! hemisphere; the antipode of `V` is always outside.
 //!
-//! Slices are found by a binary search on the azimuth around `V`, or in O(1) from the slice of the
+//! Slices are found from the azimuth around `V` through a lookup table, or from the slice of the
 //! previous query when queries are coherent.
 //!
 //! Twist limits (minimum, maximum) are given at every boundary point and at `V` and interpolated
@@ -21,7 +21,17 @@
 
 use std::f32::consts::TAU;
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+use crate::fast_trig;
+pub use crate::joint_limit::TwistRange;
+
+mod limit;
+mod smoothing;
+
+pub use limit::ReachConeLimit;
+pub use smoothing::{from_tangent_plane, to_tangent_plane};
 
 /// Why boundary points do not make a reach cone.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -51,6 +61,12 @@ pub enum ReachConeError {
         /// The triple product.
         value: f32,
     },
+    /// More boundary points than the slice table can index.
+    #[error("a reach cone takes at most 65535 boundary points, got {count}")]
+    TooManyPoints {
+        /// How many were given.
+        count: usize,
+    },
     /// The boundary winds around `V` more than once.
     #[error("the boundary winds {turns} times around the visible point; it must wind once")]
     Winding {
@@ -62,17 +78,11 @@ pub enum ReachConeError {
     Twist(String),
 }
 
-/// Twist limits (radians) at one point of a reach cone.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TwistLimits {
-    /// The smallest twist allowed.
-    pub min: f32,
-    /// The largest twist allowed.
-    pub max: f32,
-}
-
 /// A spherical star polygon with per-vertex twist limits (see the module docs).
-#[derive(Clone, Debug, PartialEq)]
+///
+/// Serialised as its visible point, boundary and twist limits; reading one validates it again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "ReachConeSpec", into = "ReachConeSpec")]
 pub struct ReachCone {
     visible: Vec3,
     boundary: Vec<Vec3>,
@@ -80,12 +90,56 @@ pub struct ReachCone {
     slice_normals: Vec<Vec3>,
     /// `Bᵢ = Pᵢ × Pᵢ₊₁`, unit length.
     edge_normals: Vec<Vec3>,
+    /// `|Pᵢ × Pᵢ₊₁|`, which scales the weight of `V` in the twist interpolation.
+    edge_sines: Vec<f32>,
     /// Azimuth of each `Pᵢ` around `V`, measured from `P₀`, increasing, in `[0, 2π)`.
     azimuths: Vec<f32>,
+    /// The azimuth of `P₀` in the tangent frame.
+    start_azimuth: f32,
+    /// For each of `buckets.len()` equal azimuth intervals, the slice holding its start: a
+    /// direct lookup that leaves at most a step or two to walk.
+    buckets: Vec<u16>,
     /// Unit vectors spanning the plane perpendicular to `V`, with `e₁ × e₂ = V`.
     tangent: (Vec3, Vec3),
-    twist_at_boundary: Vec<TwistLimits>,
-    twist_at_visible: TwistLimits,
+    twist_at_boundary: Vec<TwistRange>,
+    twist_at_visible: TwistRange,
+}
+
+/// The stored form of a [`ReachCone`]: the points and limits it is built from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReachConeSpec {
+    /// The visible point `V`.
+    pub visible: Vec3,
+    /// The boundary points, counter-clockwise around `V`.
+    pub boundary: Vec<Vec3>,
+    /// Twist limits at `V`, radians.
+    pub twist_at_visible: TwistRange,
+    /// Twist limits at each boundary point, radians.
+    pub twist_at_boundary: Vec<TwistRange>,
+}
+
+impl TryFrom<ReachConeSpec> for ReachCone {
+    type Error = ReachConeError;
+
+    fn try_from(spec: ReachConeSpec) -> Result<ReachCone, ReachConeError> {
+        ReachCone::with_twist(
+            spec.visible,
+            &spec.boundary,
+            spec.twist_at_visible,
+            &spec.twist_at_boundary,
+        )
+    }
+}
+
+impl From<ReachCone> for ReachConeSpec {
+    fn from(cone: ReachCone) -> ReachConeSpec {
+        ReachConeSpec {
+            visible: cone.visible,
+            boundary: cone.boundary,
+            twist_at_visible: cone.twist_at_visible,
+            twist_at_boundary: cone.twist_at_boundary,
+        }
+    }
 }
 
 impl ReachCone {
@@ -94,7 +148,7 @@ impl ReachCone {
     pub fn new(
         visible: Vec3,
         boundary: &[Vec3],
-        twist: TwistLimits,
+        twist: TwistRange,
     ) -> Result<ReachCone, ReachConeError> {
         ReachCone::with_twist(visible, boundary, twist, &vec![twist; boundary.len()])
     }
@@ -103,12 +157,15 @@ impl ReachCone {
     pub fn with_twist(
         visible: Vec3,
         boundary: &[Vec3],
-        twist_at_visible: TwistLimits,
-        twist_at_boundary: &[TwistLimits],
+        twist_at_visible: TwistRange,
+        twist_at_boundary: &[TwistRange],
     ) -> Result<ReachCone, ReachConeError> {
         let n = boundary.len();
         if n < 3 {
             return Err(ReachConeError::TooFewPoints { count: n });
+        }
+        if n > usize::from(u16::MAX) {
+            return Err(ReachConeError::TooManyPoints { count: n });
         }
         let unit = |p: Vec3, index| p.try_normalize().ok_or(ReachConeError::BadPoint { index });
         let visible = unit(visible, None)?;
@@ -153,7 +210,7 @@ impl ReachCone {
         }
         let e1 = visible.any_orthonormal_vector();
         let e2 = visible.cross(e1);
-        let azimuth = |p: Vec3| p.dot(e2).atan2(p.dot(e1));
+        let azimuth = |p: Vec3| fast_trig::atan2(p.dot(e2), p.dot(e1));
         let mut azimuths = Vec::with_capacity(n);
         let mut total = 0.0f32;
         for i in 0..n {
@@ -166,18 +223,54 @@ impl ReachCone {
         if turns != 1 {
             return Err(ReachConeError::Winding { turns });
         }
+        let bucket_count = (4 * n).next_power_of_two();
+        let buckets = (0..bucket_count)
+            .map(|b| {
+                let start = b as f32 * (TAU / bucket_count as f32);
+                azimuths.partition_point(|&a| a <= start).saturating_sub(1) as u16
+            })
+            .collect();
         Ok(ReachCone {
             visible,
             slice_normals: boundary.iter().map(|&p| visible.cross(p)).collect(),
             edge_normals: (0..n)
                 .map(|i| boundary[i].cross(boundary[(i + 1) % n]).normalize())
                 .collect(),
+            edge_sines: (0..n)
+                .map(|i| boundary[i].cross(boundary[(i + 1) % n]).length())
+                .collect(),
+            start_azimuth: azimuth(boundary[0]),
             boundary,
             azimuths,
+            buckets,
             tangent: (e1, e2),
             twist_at_boundary: twist_at_boundary.to_vec(),
             twist_at_visible,
         })
+    }
+
+    /// The same cone turned by `rotation`: every point, and so every direction it allows, is
+    /// rotated; twist limits are unchanged.
+    pub fn rotated(&self, rotation: Quat) -> ReachCone {
+        let boundary: Vec<Vec3> = self.boundary.iter().map(|&p| rotation * p).collect();
+        ReachCone::with_twist(
+            rotation * self.visible,
+            &boundary,
+            self.twist_at_visible,
+            &self.twist_at_boundary,
+        )
+        // A rotation keeps every triple product and winding; only rounding could disturb them.
+        .unwrap_or_else(|_| self.clone())
+    }
+
+    /// Twist limits at the visible point.
+    pub fn twist_at_visible(&self) -> TwistRange {
+        self.twist_at_visible
+    }
+
+    /// Twist limits at each boundary point.
+    pub fn twist_at_boundary(&self) -> &[TwistRange] {
+        &self.twist_at_boundary
     }
 
     /// The visible point.
@@ -190,31 +283,66 @@ impl ReachCone {
         &self.boundary
     }
 
-    /// The slice `i` whose lune (between `Pᵢ` and `Pᵢ₊₁`) holds `direction`, by binary search on
-    /// the azimuth around `V`: `O(log n)`.
+    /// Whether `direction` lies in slice `i`: `Sᵢ·L ≥ 0 > Sᵢ₊₁·L`.
+    #[inline(always)]
+    fn in_slice(&self, direction: Vec3, i: usize) -> bool {
+        let next = if i + 1 == self.slice_normals.len() {
+            0
+        } else {
+            i + 1
+        };
+        self.slice_normals[i].dot(direction) >= 0.0 && self.slice_normals[next].dot(direction) < 0.0
+    }
+
+    /// The slice `i` whose lune (between `Pᵢ` and `Pᵢ₊₁`) holds `direction`, found from its
+    /// azimuth around `V` through a table of equal azimuth intervals: `O(1)` for any query.
+    /// The azimuth only proposes the slice; the slice planes decide.
+    #[inline]
     pub fn slice_of(&self, direction: Vec3) -> usize {
         let (e1, e2) = self.tangent;
-        let p0 = self.boundary[0];
-        let start = p0.dot(e2).atan2(p0.dot(e1));
-        let azimuth = (direction.dot(e2).atan2(direction.dot(e1)) - start).rem_euclid(TAU);
-        // The last azimuth not above the direction's.
-        self.azimuths
-            .partition_point(|&a| a <= azimuth)
-            .saturating_sub(1)
+        let azimuth = (fast_trig::atan2(direction.dot(e2), direction.dot(e1)) - self.start_azimuth)
+            .rem_euclid(TAU);
+        let buckets = self.buckets.len();
+        let bucket = ((azimuth * (buckets as f32 / TAU)) as usize).min(buckets - 1);
+        let mut i = usize::from(self.buckets[bucket]);
+        let n = self.azimuths.len();
+        while i + 1 < n && self.azimuths[i + 1] <= azimuth {
+            i += 1;
+        }
+        self.confirm_slice(direction, i)
+    }
+
+    /// `guess` or, when rounding of the azimuth put the direction just across a slice plane, the
+    /// neighbour that the slice planes pick; a direction on the axis through `V` keeps `guess`.
+    #[inline]
+    fn confirm_slice(&self, direction: Vec3, guess: usize) -> usize {
+        let n = self.boundary.len();
+        if self.in_slice(direction, guess) {
+            return guess;
+        }
+        let (after, before) = ((guess + 1) % n, (guess + n - 1) % n);
+        if self.in_slice(direction, after) {
+            after
+        } else if self.in_slice(direction, before) {
+            before
+        } else {
+            (0..n)
+                .find(|&i| self.in_slice(direction, i))
+                .unwrap_or(guess)
+        }
     }
 
     /// Like [`ReachCone::slice_of`], but tries `hint` (the previous query's slice) and its
-    /// neighbours first: `O(1)` for coherent queries.
+    /// neighbours first: a couple of dot products for coherent queries.
     #[inline]
     pub fn slice_from(&self, direction: Vec3, hint: usize) -> usize {
         let n = self.boundary.len();
-        let in_slice = |i: usize| {
-            self.slice_normals[i].dot(direction) >= 0.0
-                && self.slice_normals[(i + 1) % n].dot(direction) < 0.0
-        };
-        let hint = hint % n;
-        for i in [hint, (hint + 1) % n, (hint + n - 1) % n] {
-            if in_slice(i) {
+        let hint = if hint < n { hint } else { 0 };
+        if self.in_slice(direction, hint) {
+            return hint;
+        }
+        for i in [(hint + 1) % n, (hint + n - 1) % n] {
+            if self.in_slice(direction, i) {
                 return i;
             }
         }
@@ -241,6 +369,11 @@ impl ReachCone {
         if self.contains(direction) {
             return direction;
         }
+        self.nearest_on_boundary(direction)
+    }
+
+    /// The nearest point of the boundary's great-circle edges to the unit `direction`.
+    pub(crate) fn nearest_on_boundary(&self, direction: Vec3) -> Vec3 {
         let n = self.boundary.len();
         let mut best = self.boundary[0];
         for i in 0..n {
@@ -289,28 +422,62 @@ impl ReachCone {
 
     /// The twist limits at the unit `direction`, interpolated across the slice's spherical
     /// triangle (module docs); a direction outside uses its nearest point in the cone.
-    pub fn twist_limits(&self, direction: Vec3) -> TwistLimits {
+    pub fn twist_limits(&self, direction: Vec3) -> TwistRange {
         let direction = self.project(direction);
-        let n = self.boundary.len();
-        let i = self.slice_of(direction);
-        let next = (i + 1) % n;
+        self.twist_limits_in_slice(direction, self.slice_of(direction))
+    }
+
+    /// The barycentric weights `(w(Pᵢ), w(Pᵢ₊₁), w(V))` of `direction` in slice `i`'s
+    /// spherical triangle, summing to 1 (module docs); all on `V` at `V` itself.
+    #[inline]
+    pub fn slice_weights(&self, direction: Vec3, i: usize) -> (f32, f32, f32) {
+        let next = if i + 1 == self.boundary.len() {
+            0
+        } else {
+            i + 1
+        };
         let w_next = self.slice_normals[i].dot(direction).max(0.0);
         let w_this = (-self.slice_normals[next].dot(direction)).max(0.0);
-        let w_visible = self.edge_normals[i].dot(direction).max(0.0)
-            * self.boundary[i].cross(self.boundary[next]).length();
+        let w_visible = self.edge_normals[i].dot(direction).max(0.0) * self.edge_sines[i];
         let sum = w_this + w_next + w_visible;
         if sum <= f32::MIN_POSITIVE {
-            return self.twist_at_visible;
+            return (0.0, 0.0, 1.0);
         }
+        let scale = 1.0 / sum;
+        (w_this * scale, w_next * scale, w_visible * scale)
+    }
+
+    /// The twist limits at `direction`, inside the cone and in slice `i`.
+    #[inline]
+    pub(crate) fn twist_limits_in_slice(&self, direction: Vec3, i: usize) -> TwistRange {
+        let next = if i + 1 == self.boundary.len() {
+            0
+        } else {
+            i + 1
+        };
+        let (w_this, w_next, w_visible) = self.slice_weights(direction, i);
         let (a, b, v) = (
             self.twist_at_boundary[i],
             self.twist_at_boundary[next],
             self.twist_at_visible,
         );
-        TwistLimits {
-            min: (w_this * a.min + w_next * b.min + w_visible * v.min) / sum,
-            max: (w_this * a.max + w_next * b.max + w_visible * v.max) / sum,
+        TwistRange {
+            min: w_this * a.min + w_next * b.min + w_visible * v.min,
+            max: w_this * a.max + w_next * b.max + w_visible * v.max,
         }
+    }
+
+    /// The sine of the angle of `direction` above slice `i`'s edge great circle (negative
+    /// beyond it).
+    #[inline]
+    pub fn edge_height(&self, direction: Vec3, i: usize) -> f32 {
+        self.edge_normals[i].dot(direction)
+    }
+
+    /// Whether `direction`, in slice `i`, is on `V`'s side of that slice's edge: inside.
+    #[inline(always)]
+    pub fn inside_slice(&self, direction: Vec3, i: usize) -> bool {
+        self.edge_normals[i].dot(direction) >= 0.0
     }
 }
 

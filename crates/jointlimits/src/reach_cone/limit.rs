@@ -1,0 +1,64 @@
+//! A reach cone as a joint limit: the swing moves the bone's twist axis to a direction that
+//! the cone must hold, and the twist about the bone must lie within the limits interpolated at
+//! that direction.
+
+use glam::{Quat, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::ReachCone;
+use crate::joint_limit::Limited;
+use crate::rotation::{rotation_about, rotation_between, swing_and_twist_angle};
+
+/// A joint limit made of a reach cone for the direction of the twist axis and swing-dependent
+/// twist limits.
+///
+/// A relative rotation `q = swing · twist` (split about `twist_axis`) points the axis at
+/// `d = q·axis`; its twist angle `θ` keeps the cover of `q`, so it runs continuously past ±π. The
+/// limit moves `d` to its geodesically nearest direction `d′` in the cone, then clamps `θ` to the
+/// twist limits at `d′`, and rebuilds `rotation_between(axis, d′) · twist(axis, θ′)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReachConeLimit {
+    /// The bone's axis in the joint's frame at the reference rotation (unit length).
+    pub twist_axis: Vec3,
+    /// The directions the axis may point in, and the twist allowed at each.
+    pub cone: ReachCone,
+}
+
+impl ReachConeLimit {
+    /// Limits a relative rotation (in the cover to measure its twist in).
+    #[inline]
+    pub fn limit_relative(&self, relative: Quat) -> Limited {
+        let axis = self.twist_axis;
+        let (swing, twist) = swing_and_twist_angle(relative, axis);
+        let direction = swing * axis;
+        let slice = self.cone.slice_of(direction);
+        if self.cone.inside_slice(direction, slice) {
+            let range = self.cone.twist_limits_in_slice(direction, slice);
+            if range.contains(twist) {
+                return Limited::unchanged(relative);
+            }
+            let allowed = range.clamp(twist);
+            return Limited {
+                relative: swing * rotation_about(axis, allowed),
+                inside: false,
+                violation: (twist - allowed).abs(),
+            };
+        }
+        let nearest = self.cone.nearest_on_boundary(direction);
+        let range = self
+            .cone
+            .twist_limits_in_slice(nearest, self.cone.slice_of(nearest));
+        let allowed = range.clamp(twist);
+        let swing_distance = direction.angle_between(nearest);
+        Limited {
+            relative: rotation_between(axis, nearest) * rotation_about(axis, allowed),
+            inside: false,
+            violation: swing_distance.hypot(twist - allowed),
+        }
+    }
+
+    /// Every stored number is finite (the cone was validated when it was built).
+    pub fn is_finite(&self) -> bool {
+        self.twist_axis.is_finite() && self.twist_axis.length() > 0.5
+    }
+}
