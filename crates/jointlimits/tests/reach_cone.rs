@@ -255,3 +255,133 @@ fn bad_boundaries_are_refused_with_the_reason() {
     let cone = ReachCone::new(Vec3::Z, &square, twist).unwrap();
     assert!(!cone.contains(-Vec3::Z));
 }
+
+/// Angular distance from `V = +Z` and azimuth of a direction.
+fn radius_and_azimuth(d: Vec3) -> (f64, f64) {
+    let d = d.as_dvec3();
+    (
+        d.truncate().length().atan2(d.z),
+        d.y.atan2(d.x).rem_euclid(std::f64::consts::TAU),
+    )
+}
+
+/// The paper's example: four points 30° east, 15° north, 30° west and 15° south of `V`,
+/// smoothed twice, against the spherical ellipse `(θ cos φ / 30°)² + (θ sin φ / 15°)² = 1`
+/// (angle `θ` from `V` at azimuth `φ`). The smoothed polygon's vertices and edges (sampled
+/// densely along their great circles) are compared with the ellipse at the same azimuth.
+#[test]
+fn two_smoothing_steps_round_a_rhombus_into_an_ellipse() {
+    let rhombus = [
+        polar(30.0, 0.0),
+        polar(15.0, 90.0),
+        polar(30.0, 180.0),
+        polar(15.0, 270.0),
+    ];
+    let flat = TwistRange {
+        min: -1.0,
+        max: 1.0,
+    };
+    let cone = ReachCone::new(Vec3::Z, &rhombus, flat).unwrap();
+    let smoothed = cone.smoothed(2).unwrap();
+    assert_eq!(smoothed.boundary().len(), 16);
+    let (a, b) = (30f64.to_radians(), 15f64.to_radians());
+    let ellipse =
+        |azimuth: f64| 1.0 / ((azimuth.cos() / a).powi(2) + (azimuth.sin() / b).powi(2)).sqrt();
+    let error = |d: Vec3| {
+        let (radius, azimuth) = radius_and_azimuth(d);
+        (radius - ellipse(azimuth)).abs()
+    };
+    let points = smoothed.boundary();
+    let vertex_error = points.iter().map(|&p| error(p)).fold(0.0, f64::max);
+    let mut edge_error = 0.0f64;
+    for i in 0..points.len() {
+        let (p, q) = (points[i], points[(i + 1) % points.len()]);
+        for k in 0..=100 {
+            edge_error = edge_error.max(error(p.slerp_direction(q, k as f32 / 100.0)));
+        }
+    }
+    let before = (0..4)
+        .flat_map(|i| {
+            let (p, q) = (rhombus[i], rhombus[(i + 1) % 4]);
+            (0..=100).map(move |k| p.slerp_direction(q, k as f32 / 100.0))
+        })
+        .map(error)
+        .fold(0.0, f64::max);
+    println!(
+        "smoothing the 30°/15° rhombus twice: max angular error against the spherical ellipse \
+         {:.3}° at vertices, {:.3}° along edges (the rhombus itself: {:.3}°)",
+        vertex_error.to_degrees(),
+        edge_error.to_degrees(),
+        before.to_degrees()
+    );
+    // 16 points: the vertices lie within a quarter degree; the great-circle chords between
+    // them cut inside the curve by up to about 0.65°.
+    assert!(
+        vertex_error.to_degrees() < 0.3,
+        "{}",
+        vertex_error.to_degrees()
+    );
+    assert!(
+        edge_error.to_degrees() < 0.75,
+        "{}",
+        edge_error.to_degrees()
+    );
+    assert!(edge_error < before / 5.0);
+    // The smoothed cone is still a valid star and keeps the twist limits.
+    assert!(smoothed.contains(Vec3::Z));
+    assert_eq!(smoothed.twist_limits(Vec3::Z), flat);
+}
+
+trait SlerpDirection {
+    fn slerp_direction(self, to: Vec3, t: f32) -> Vec3;
+}
+
+impl SlerpDirection for Vec3 {
+    /// The point a fraction `t` along the great-circle arc to `to`.
+    fn slerp_direction(self, to: Vec3, t: f32) -> Vec3 {
+        let angle = self.angle_between(to);
+        if angle < 1e-6 {
+            return self;
+        }
+        ((self * ((1.0 - t) * angle).sin() + to * (t * angle).sin()) / angle.sin()).normalize()
+    }
+}
+
+#[test]
+fn smoothing_reports_a_boundary_that_stops_being_a_star() {
+    // A thin spike between two near-collinear neighbours: the subdivision overshoots past the
+    // slice planes around the spike.
+    let boundary = [
+        polar(40.0, 0.0),
+        polar(40.0, 100.0),
+        polar(150.0, 104.0),
+        polar(40.0, 108.0),
+        polar(40.0, 200.0),
+    ];
+    let cone = ReachCone::new(Vec3::Z, &boundary, TwistRange { min: 0.0, max: 0.0 }).unwrap();
+    assert!(matches!(
+        cone.smoothed(1),
+        Err(ReachConeError::NotStar { .. })
+    ));
+}
+
+#[test]
+fn cones_survive_a_round_trip_through_json_and_rotation() {
+    let cone = concave_cone();
+    let text = serde_json::to_string(&cone).unwrap();
+    let back: ReachCone = serde_json::from_str(&text).unwrap();
+    let mut random = Random(SplitMix(5));
+    for _ in 0..2_000 {
+        let d = random.direction();
+        assert_eq!(cone.contains(d), back.contains(d));
+    }
+    let broken = text.replacen("\"boundary\":[[", "\"boundary\":[[-", 1);
+    let error = serde_json::from_str::<ReachCone>(&broken).unwrap_err();
+    assert!(error.to_string().contains("counter-clockwise"), "{error}");
+    let turn = glam::Quat::from_axis_angle(Vec3::new(1.0, 2.0, -0.5).normalize(), 1.1);
+    let turned = cone.rotated(turn);
+    for _ in 0..2_000 {
+        let d = random.direction();
+        assert_eq!(cone.contains(d), turned.contains(turn * d), "{d}");
+    }
+}

@@ -49,7 +49,9 @@ impl ReachConeLimit {
             .cone
             .twist_limits_in_slice(nearest, self.cone.slice_of(nearest));
         let allowed = range.clamp(twist);
-        let swing_distance = direction.angle_between(nearest);
+        // atan2 of sine and cosine stays accurate for the tiny angles where acos loses digits.
+        let swing_distance =
+            crate::fast_trig::atan2(direction.cross(nearest).length(), direction.dot(nearest));
         Limited {
             relative: rotation_between(axis, nearest) * rotation_about(axis, allowed),
             inside: false,

@@ -167,7 +167,13 @@ impl ReachCone {
         if n > usize::from(u16::MAX) {
             return Err(ReachConeError::TooManyPoints { count: n });
         }
-        let unit = |p: Vec3, index| p.try_normalize().ok_or(ReachConeError::BadPoint { index });
+        // Unit points are kept bit for bit, so a stored cone reads back identical.
+        let unit = |p: Vec3, index| {
+            if (p.length_squared() - 1.0).abs() < 4.0 * f32::EPSILON {
+                return Ok(p);
+            }
+            p.try_normalize().ok_or(ReachConeError::BadPoint { index })
+        };
         let visible = unit(visible, None)?;
         let boundary = boundary
             .iter()

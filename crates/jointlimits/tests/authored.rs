@@ -1,0 +1,288 @@
+//! Property tests for the reach-cone limit and the authored limits (Euler ranges, hinge, swing
+//! cone, spherical ellipse): inside rotations are left alone, results land inside, limiting is
+//! idempotent, and each projection is no farther, in its own parameterisation, than a
+//! brute-force search over the allowed set.
+
+use std::f32::consts::PI;
+
+use glam::{DVec3, Quat, Vec2, Vec3};
+use jointlimits::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
+use jointlimits::reach_cone::{ReachCone, ReachConeLimit};
+use jointlimits::rotation::{angle_between, quat_abs, rotation_about};
+use jointlimits::space::swing_twist_point;
+use jointlimits::{EulerOrder, JointLimit, LimitRegion, Limited, TwistRange};
+use proptest::prelude::*;
+
+fn cases() -> u32 {
+    std::env::var("SHAPE_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(128)
+}
+
+fn unit_quat() -> impl Strategy<Value = Quat> {
+    prop::array::uniform4(-1.0f32..1.0)
+        .prop_filter("not tiny", |v| {
+            Vec3::new(v[0], v[1], v[2]).length() + v[3].abs() > 0.1
+        })
+        .prop_map(|v| quat_abs(Quat::from_xyzw(v[0], v[1], v[2], v[3]).normalize()))
+}
+
+fn unit_vec() -> impl Strategy<Value = Vec3> {
+    prop::array::uniform3(-1.0f32..1.0)
+        .prop_filter("not tiny", |v| Vec3::from(*v).length() > 0.2)
+        .prop_map(|v| Vec3::from(v).normalize())
+}
+
+fn twist_range() -> impl Strategy<Value = TwistRange> {
+    (-3.0f32..2.5, 0.0f32..3.0).prop_map(|(min, width)| TwistRange {
+        min,
+        max: (min + width).min(PI),
+    })
+}
+
+fn joint(region: LimitRegion) -> JointLimit {
+    JointLimit {
+        joint: "joint".into(),
+        reference: Quat::IDENTITY,
+        region,
+        softening: None,
+    }
+}
+
+/// The properties every limit shares; returns the first limiting result.
+fn check_common(limit: &JointLimit, q: Quat) -> Result<Limited, TestCaseError> {
+    let first = limit.limit_relative(q);
+    if first.inside {
+        prop_assert_eq!(first.relative, q);
+        prop_assert_eq!(first.violation, 0.0);
+    }
+    prop_assert!(first.relative.is_finite() && first.violation.is_finite());
+    prop_assert!((first.relative.length() - 1.0).abs() < 1e-4);
+    let second = limit.limit_relative(first.relative);
+    prop_assert!(
+        second.inside || second.violation < 2e-4,
+        "not inside after limiting: {} -> {} (violation {})",
+        q,
+        first.relative,
+        second.violation
+    );
+    prop_assert!(angle_between(second.relative, first.relative) < 2e-4);
+    Ok(first)
+}
+
+/// Swing (in the plane perpendicular to `axis`) and twist of a relative rotation.
+fn swing_and_twist(q: Quat, axis: Vec3) -> (Vec3, f32) {
+    let point = swing_twist_point(q, axis);
+    (point.swing, point.twist)
+}
+
+fn random_cone() -> impl Strategy<Value = ReachCone> {
+    (
+        unit_vec(),
+        prop::collection::vec((0.3f32..1.0, 0.2f32..2.6, twist_range()), 3..12),
+        twist_range(),
+    )
+        .prop_filter_map("a star", |(visible, corners, at_visible)| {
+            let e1 = visible.any_orthonormal_vector();
+            let e2 = visible.cross(e1);
+            let total: f32 = corners.iter().map(|c| c.0).sum();
+            let mut azimuth = 0.0;
+            let mut boundary = Vec::new();
+            let mut twist = Vec::new();
+            for &(step, radius, range) in &corners {
+                azimuth += step / total * std::f32::consts::TAU;
+                let (sa, ca) = azimuth.sin_cos();
+                boundary.push(visible * radius.cos() + (e1 * ca + e2 * sa) * radius.sin());
+                twist.push(range);
+            }
+            ReachCone::with_twist(visible, &boundary, at_visible, &twist).ok()
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
+
+    #[test]
+    fn reach_cone_limits_move_the_axis_to_the_nearest_allowed_direction(
+        cone in random_cone(),
+        axis in unit_vec(),
+        rotations in prop::collection::vec(unit_quat(), 12),
+    ) {
+        let limit = joint(LimitRegion::ReachCone(ReachConeLimit { twist_axis: axis, cone: cone.clone() }));
+        for q in rotations {
+            let result = check_common(&limit, q)?;
+            let (direction, out) = (q * axis, result.relative * axis);
+            let nearest = cone.project(direction);
+            let apart = out.cross(nearest).length().atan2(out.dot(nearest));
+            prop_assert!(apart < 2e-4, "{direction}: {out} vs {nearest}");
+            let (_, twist) = swing_and_twist(result.relative, axis);
+            let range = cone.twist_limits(out);
+            prop_assert!(twist >= range.min - 2e-4 && twist <= range.max + 2e-4);
+        }
+    }
+
+    #[test]
+    fn cone_limits_clamp_swing_radially_and_twist_to_its_interval(
+        axis in unit_vec(),
+        max_swing in 0.05f32..3.0,
+        twist in twist_range(),
+        rotations in prop::collection::vec(unit_quat(), 12),
+    ) {
+        let cone = ConeLimit { twist_axis: axis, max_swing, twist };
+        let limit = joint(LimitRegion::Cone(cone));
+        for q in rotations {
+            let result = check_common(&limit, q)?;
+            let (swing, angle) = swing_and_twist(q, axis);
+            let (out_swing, out_angle) = swing_and_twist(result.relative, axis);
+            prop_assert!(out_swing.length() <= max_swing + 2e-4);
+            // Brute force over the disc: no allowed swing is nearer than the result.
+            let (u, v) = axis.any_orthonormal_pair();
+            let best = (0..64).flat_map(|i| (0..=16).map(move |j| (i, j))).map(|(i, j)| {
+                let a = i as f32 / 64.0 * std::f32::consts::TAU;
+                let candidate = (u * a.cos() + v * a.sin()) * (max_swing * j as f32 / 16.0);
+                candidate.distance(swing)
+            }).fold(f32::INFINITY, f32::min);
+            prop_assert!(out_swing.distance(swing) <= best + 2e-4);
+            prop_assert!((out_angle - twist.clamp(angle)).abs() < 2e-4);
+        }
+    }
+
+    #[test]
+    fn spherical_ellipse_limits_find_the_nearest_swing_on_the_ellipse(
+        axis in unit_vec(),
+        seed in unit_vec(),
+        radii in (0.05f32..2.0, 0.05f32..2.0),
+        twist in twist_range(),
+        rotations in prop::collection::vec(unit_quat(), 12),
+    ) {
+        let first_axis = seed.cross(axis).normalize_or(axis.any_orthonormal_vector());
+        let ellipse = SphericalEllipseLimit {
+            twist_axis: axis,
+            first_axis,
+            radii: Vec2::new(radii.0, radii.1),
+            twist,
+        };
+        prop_assert!(ellipse.is_finite());
+        let limit = joint(LimitRegion::SphericalEllipse(ellipse));
+        let second_axis = axis.cross(first_axis);
+        for q in rotations {
+            let result = check_common(&limit, q)?;
+            let (swing, angle) = swing_and_twist(q, axis);
+            let (out_swing, out_angle) = swing_and_twist(result.relative, axis);
+            let (x, y) = (out_swing.dot(first_axis), out_swing.dot(second_axis));
+            prop_assert!((x / radii.0).powi(2) + (y / radii.1).powi(2) <= 1.0 + 1e-3);
+            if !result.inside {
+                let best = (0..20_000).map(|i| {
+                    let a = i as f32 / 20_000.0 * std::f32::consts::TAU;
+                    let candidate = first_axis * (radii.0 * a.cos()) + second_axis * (radii.1 * a.sin());
+                    candidate.distance(swing)
+                }).fold(f32::INFINITY, f32::min);
+                let inside_swing = (swing.dot(first_axis) / radii.0).powi(2)
+                    + (swing.dot(second_axis) / radii.1).powi(2) <= 1.0;
+                if !inside_swing {
+                    prop_assert!(out_swing.distance(swing) <= best + 3e-4, "{} > {best}", out_swing.distance(swing));
+                }
+            }
+            prop_assert!((out_angle - twist.clamp(angle)).abs() < 2e-4);
+        }
+    }
+
+    #[test]
+    fn hinge_limits_land_on_the_nearest_allowed_hinge_rotation(
+        axis in unit_vec(),
+        min in -3.0f32..2.5,
+        width in 0.0f32..3.0,
+        rotations in prop::collection::vec(unit_quat(), 12),
+    ) {
+        let hinge = HingeLimit { axis, min, max: (min + width).min(PI) };
+        let limit = joint(LimitRegion::Hinge(hinge));
+        for q in rotations {
+            let result = check_common(&limit, q)?;
+            let (angle, off_axis) = hinge.angles(result.relative);
+            prop_assert!(off_axis < 1e-4);
+            prop_assert!(angle >= hinge.min - 1e-4 && angle <= hinge.max + 1e-4);
+            // Among allowed hinge angles on the input's side (within π of its own angle), none
+            // is geodesically nearer.
+            let (input_angle, _) = hinge.angles(q);
+            let ours = angle_between(q, result.relative);
+            for k in 0..=400 {
+                let theta = hinge.min + (hinge.max - hinge.min) * k as f32 / 400.0;
+                if (theta - input_angle).abs() <= PI {
+                    prop_assert!(ours <= angle_between(q, rotation_about(axis, theta)) + 2e-4);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn euler_limits_clamp_to_the_nearest_triple_in_angle_space(
+        order_index in 0usize..6,
+        lo in prop::array::uniform3(-3.0f32..2.0),
+        width in prop::array::uniform3(0.0f32..2.5),
+        rotations in prop::collection::vec(unit_quat(), 12),
+        samples in prop::collection::vec(prop::array::uniform3(0.0f64..1.0), 400),
+    ) {
+        let order = EulerOrder::ALL[order_index];
+        let min = Vec3::from(lo);
+        let max = (min + Vec3::from(width)).min(Vec3::splat(PI));
+        let euler = EulerLimit { order, min, max };
+        let limit = joint(LimitRegion::Euler(euler));
+        for q in rotations {
+            let result = check_common(&limit, q)?;
+            let (_, squared) = euler.nearest_angles(q);
+            // Brute force: the distance from either triple of `q` (with whole turns) to box points.
+            let angles = order.from_quat(q);
+            let other = DVec3::new(angles.x + std::f64::consts::PI, std::f64::consts::PI - angles.y, angles.z + std::f64::consts::PI);
+            let wrap = |d: f64| (d + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+            for s in &samples {
+                let point = min.as_dvec3() + (max - min).as_dvec3() * DVec3::from(*s);
+                let distance = |t: DVec3| (0..3).map(|k| wrap(t[k] - point[k]).powi(2)).sum::<f64>();
+                prop_assert!(squared <= distance(angles).min(distance(other)) + 1e-9);
+            }
+            let (_, after) = euler.nearest_angles(result.relative);
+            prop_assert!(after < 1e-6, "output outside by {after}");
+        }
+    }
+}
+
+#[test]
+fn limits_of_every_kind_survive_a_round_trip_through_json() {
+    let regions = [
+        LimitRegion::Hinge(HingeLimit {
+            axis: Vec3::X,
+            min: 0.0,
+            max: 2.5,
+        }),
+        LimitRegion::Cone(ConeLimit {
+            twist_axis: Vec3::Y,
+            max_swing: 1.0,
+            twist: TwistRange {
+                min: -0.5,
+                max: 0.7,
+            },
+        }),
+        LimitRegion::SphericalEllipse(SphericalEllipseLimit {
+            twist_axis: Vec3::Y,
+            first_axis: Vec3::X,
+            radii: Vec2::new(1.2, 0.4),
+            twist: TwistRange {
+                min: -0.5,
+                max: 0.7,
+            },
+        }),
+        LimitRegion::Euler(EulerLimit {
+            order: EulerOrder::ZXY,
+            min: Vec3::new(-1.0, -0.5, -0.2),
+            max: Vec3::new(1.0, 0.5, 0.3),
+        }),
+        LimitRegion::ReachCone(jointlimits::presets::preset("right_wrist").unwrap().limit),
+    ];
+    for region in regions {
+        let limit = joint(region);
+        let text = serde_json::to_string(&limit).unwrap();
+        let back: JointLimit = serde_json::from_str(&text).unwrap();
+        assert!(back == limit, "{}", &text[..text.len().min(300)]);
+        assert!(back.is_finite());
+    }
+}
