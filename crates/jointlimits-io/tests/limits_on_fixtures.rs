@@ -8,15 +8,16 @@ use jointlimits::{Motion, SpaceKind};
 use jointlimits_io::{
     LimitsFileError, parse_limits, read_bvh_file, read_limits_file, write_limits_file,
 };
-use jointlimits_testdata::fixture;
+use jointlimits_testdata::{SplitMix, fixture};
 
-const SHAPES: [ShapeKind; 6] = [
+const SHAPES: [ShapeKind; 7] = [
     ShapeKind::Box,
     ShapeKind::Obb,
     ShapeKind::Ellipsoid,
     ShapeKind::MinimumVolumeEllipsoid,
     ShapeKind::Kdop(KdopDirections::Thirteen),
     ShapeKind::Hull,
+    ShapeKind::ReachCone,
 ];
 
 /// Frames `range` of `motion` as a clip of their own.
@@ -186,4 +187,110 @@ fn limits_files_round_trip_and_reject_bad_content() {
     let error = renamed.bind(&bvh.skeleton).unwrap_err().to_string();
     assert!(error.contains("NoSuchJoint"), "{error}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `count` rotations drawn uniformly from SO(3): points of the 4-ball, normalised.
+fn uniform_rotations(count: usize) -> Vec<Quat> {
+    let mut random = SplitMix(2026);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let v = glam::Vec4::new(
+            random.next_signed(),
+            random.next_signed(),
+            random.next_signed(),
+            random.next_signed(),
+        );
+        let length = v.length();
+        if (0.05..=1.0).contains(&length) {
+            out.push(Quat::from_vec4(v / length));
+        }
+    }
+    out
+}
+
+/// Reach cones fitted on real clips hold every fitting frame, and accept fewer random
+/// rotations than convex shapes fitted on the same frames: the share of uniformly random
+/// rotations accepted, averaged over joints, is printed for each.
+#[test]
+fn fitted_reach_cones_are_tighter_than_convex_shapes() {
+    let cases = [
+        ("cmu_mb2/12_01_walk.bvh", 1),
+        ("cmu_daz/martial_07.bvh", 5),
+        ("cmu_max/131_01.bvh", 0),
+    ];
+    let random = uniform_rotations(20_000);
+    let kinds = [
+        (SpaceKind::Full, ShapeKind::Ellipsoid, "full ellipsoid"),
+        (
+            SpaceKind::Full,
+            ShapeKind::Kdop(KdopDirections::Thirteen),
+            "full 13-DOP",
+        ),
+        (
+            SpaceKind::SwingTwist,
+            ShapeKind::Ellipsoid,
+            "swing-twist ellipsoid",
+        ),
+        (
+            SpaceKind::SwingTwist,
+            ShapeKind::Kdop(KdopDirections::Thirteen),
+            "swing-twist 13-DOP",
+        ),
+        (SpaceKind::Full, ShapeKind::ReachCone, "reach cone"),
+    ];
+    for (name, skip) in cases {
+        let Some(path) = fixture(name) else { return };
+        let bvh = read_bvh_file(&path).unwrap();
+        let motion = bvh.to_motion();
+        let mut rates = Vec::new();
+        for (space, shape, label) in kinds {
+            let options = FitOptions {
+                space,
+                shape,
+                padding: 2f64.to_radians(),
+                skip_frames: skip,
+                ..FitOptions::default()
+            };
+            let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {})
+                .unwrap_or_else(|e| panic!("{name} {label}: {e}"));
+            let mut limiter = limits.bind(&bvh.skeleton).unwrap();
+            let mut worst = 0.0f32;
+            for frame in skip..motion.frame_count() {
+                for (j, &q) in motion.frame_rotations(frame).iter().enumerate() {
+                    worst = worst.max(limiter.limit_joint(j, q).1.violation);
+                }
+            }
+            assert!(
+                worst <= 1e-5,
+                "{name} {label}: a fitting frame is outside by {worst}"
+            );
+            let accepted: f64 = limits
+                .joints
+                .iter()
+                .map(|limit| {
+                    let inside = random
+                        .iter()
+                        .filter(|&&q| limit.limit_relative(rotation_short(q)).inside)
+                        .count();
+                    inside as f64 / random.len() as f64
+                })
+                .sum::<f64>()
+                / limits.joints.len() as f64;
+            rates.push((label, accepted));
+        }
+        let table: Vec<String> = rates
+            .iter()
+            .map(|(label, rate)| format!("{label} {:.2}%", rate * 100.0))
+            .collect();
+        println!(
+            "{name}: random rotations accepted (mean over joints): {}",
+            table.join(", ")
+        );
+        let cone = rates.last().unwrap().1;
+        let full_ellipsoid = rates[0].1;
+        assert!(
+            cone < full_ellipsoid,
+            "{name}: reach cone {cone} vs ellipsoid {full_ellipsoid}"
+        );
+    }
 }
