@@ -5,7 +5,8 @@
 //! that shape (the fraction is printed). Throughput is per rotation. Each rotation is made relative
 //! to the reference, mapped to limit space (logarithm or swing-twist split), projected, and mapped
 //! back. `project/...` runs the vectorised [`JointLimit::limit_many`] over the 4,096 inputs;
-//! `project_one_at_a_time/...` calls [`JointLimit::limit`] on each.
+//! `project_one_at_a_time/...` calls [`JointLimit::limit`] on each. `project/reach_cone` is a
+//! reach cone with swing-dependent twist fitted to the same walk.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{DVec3, Quat, Vec3};
@@ -164,6 +165,25 @@ fn projection(c: &mut Criterion) {
         });
         group.finish();
     }
+    // The reach cone limits the direction of the twist axis and the twist, so it has one group
+    // of its own; `limit_many` sends it through `limit` one rotation at a time.
+    let limit = limit_for(SpaceKind::SwingTwist, ShapeKind::ReachCone, &walk);
+    let (queries, outside) = half_outside_inputs(&limit, &walk, 4096);
+    eprintln!(
+        "project/reach_cone: {:.0}% of inputs outside",
+        100.0 * outside
+    );
+    let mut group = c.benchmark_group("project");
+    group.throughput(Throughput::Elements(queries.len() as u64));
+    group.bench_function("reach_cone", |b| {
+        let mut out = queries.clone();
+        b.iter(|| {
+            out.copy_from_slice(black_box(&queries));
+            limit.limit_many(&mut out);
+            black_box(&out);
+        })
+    });
+    group.finish();
 }
 
 criterion_group!(benches, projection);

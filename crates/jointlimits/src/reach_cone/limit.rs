@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ReachCone;
 use crate::joint_limit::Limited;
-use crate::rotation::{rotation_about, rotation_between, swing_and_twist_angle};
+use crate::rotation::{rotation_about, rotation_between};
 
 /// A joint limit made of a reach cone for the direction of the twist axis and swing-dependent
 /// twist limits.
@@ -29,8 +29,11 @@ impl ReachConeLimit {
     #[inline]
     pub fn limit_relative(&self, relative: Quat) -> Limited {
         let axis = self.twist_axis;
-        let (swing, twist) = swing_and_twist_angle(relative, axis);
-        let direction = swing * axis;
+        // The twist of `q = (v, w)` about the axis is the normalised `(axis(v·axis), w)`, so its
+        // angle needs no normalisation; and `swing · axis = q · axis`.
+        let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
+        let twist = 2.0 * crate::fast_trig::atan2(along, relative.w);
+        let direction = relative * axis;
         let slice = self.cone.slice_of(direction);
         if self.cone.inside_slice(direction, slice) {
             let range = self.cone.twist_limits_in_slice(direction, slice);
@@ -38,16 +41,17 @@ impl ReachConeLimit {
                 return Limited::unchanged(relative);
             }
             let allowed = range.clamp(twist);
+            // swing · twist(allowed) = q · twist(allowed − twist).
             return Limited {
-                relative: swing * rotation_about(axis, allowed),
+                relative: relative * rotation_about(axis, allowed - twist),
                 inside: false,
                 violation: (twist - allowed).abs(),
             };
         }
-        let nearest = self.cone.nearest_on_boundary(direction);
-        let range = self
-            .cone
-            .twist_limits_in_slice(nearest, self.cone.slice_of(nearest));
+        let (nearest, edge) = self.cone.nearest_on_boundary(direction);
+        // A point of edge `i` lies in slice `i` (at a corner, in both slices that share it,
+        // where the limits agree).
+        let range = self.cone.twist_limits_in_slice(nearest, edge);
         let allowed = range.clamp(twist);
         // atan2 of sine and cosine stays accurate for the tiny angles where acos loses digits.
         let swing_distance =

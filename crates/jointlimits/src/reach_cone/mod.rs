@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::fast_trig;
 pub use crate::joint_limit::TwistRange;
+use edges::EdgeTable;
 
+mod edges;
 mod limit;
 mod smoothing;
 
@@ -86,15 +88,14 @@ pub enum ReachConeError {
 pub struct ReachCone {
     visible: Vec3,
     boundary: Vec<Vec3>,
-    /// `Sᵢ = V × Pᵢ`.
-    slice_normals: Vec<Vec3>,
-    /// `Bᵢ = Pᵢ × Pᵢ₊₁`, unit length.
-    edge_normals: Vec<Vec3>,
-    /// `|Pᵢ × Pᵢ₊₁|`, which scales the weight of `V` in the twist interpolation.
-    edge_sines: Vec<f32>,
-    /// Azimuth of each `Pᵢ` around `V`, measured from `P₀`, increasing, in `[0, 2π)`.
+    /// Everything a query in slice `i` reads, side by side.
+    slices: Vec<Slice>,
+    /// The edges as columns for the nearest-point search.
+    edges: EdgeTable,
+    /// Pseudo-azimuth (module [`pseudo_azimuth`]) of each `Pᵢ` around `V`, measured from `P₀`,
+    /// increasing, in `[0, 4)`.
     azimuths: Vec<f32>,
-    /// The azimuth of `P₀` in the tangent frame.
+    /// The pseudo-azimuth of `P₀` in the tangent frame.
     start_azimuth: f32,
     /// For each of `buckets.len()` equal azimuth intervals, the slice holding its start: a
     /// direct lookup that leaves at most a step or two to walk.
@@ -103,6 +104,29 @@ pub struct ReachCone {
     tangent: (Vec3, Vec3),
     twist_at_boundary: Vec<TwistRange>,
     twist_at_visible: TwistRange,
+}
+
+/// The planes of one slice: the lune between `Pᵢ` and `Pᵢ₊₁` and its edge.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Slice {
+    /// `Sᵢ = V × Pᵢ`: directions in the slice are on its positive side.
+    start: Vec3,
+    /// `Sᵢ₊₁ = V × Pᵢ₊₁`: directions in the slice are on its negative side.
+    end: Vec3,
+    /// `Bᵢ = Pᵢ × Pᵢ₊₁`, unit length: inside is its positive side.
+    edge: Vec3,
+    /// `|Pᵢ × Pᵢ₊₁|`, which scales the weight of `V` in the twist interpolation.
+    edge_sine: f32,
+}
+
+/// A monotone stand-in for the angle of `(x, y)`, in `[0, 4)`: one quarter turn per unit,
+/// `|y|/(|x| + |y|)` folded by quadrant. One division instead of an arctangent; only order
+/// matters for finding slices.
+#[inline(always)]
+fn pseudo_azimuth(x: f32, y: f32) -> f32 {
+    let t = y.abs() / (x.abs() + y.abs()).max(f32::MIN_POSITIVE);
+    let upper = if x < 0.0 { 2.0 - t } else { t };
+    if y < 0.0 { 4.0 - upper } else { upper }
 }
 
 /// The stored form of a [`ReachCone`]: the points and limits it is built from.
@@ -216,36 +240,52 @@ impl ReachCone {
         }
         let e1 = visible.any_orthonormal_vector();
         let e2 = visible.cross(e1);
-        let azimuth = |p: Vec3| fast_trig::atan2(p.dot(e2), p.dot(e1));
-        let mut azimuths = Vec::with_capacity(n);
+        let angle = |p: Vec3| fast_trig::atan2(p.dot(e2), p.dot(e1));
         let mut total = 0.0f32;
         for i in 0..n {
-            azimuths.push(total);
             // Each step turns counter-clockwise by less than π (the star condition).
-            let step = (azimuth(boundary[(i + 1) % n]) - azimuth(boundary[i])).rem_euclid(TAU);
-            total += step;
+            total += (angle(boundary[(i + 1) % n]) - angle(boundary[i])).rem_euclid(TAU);
         }
         let turns = (total / TAU).round() as usize;
         if turns != 1 {
             return Err(ReachConeError::Winding { turns });
         }
+        let pseudo = |p: Vec3| pseudo_azimuth(p.dot(e1), p.dot(e2));
+        let start_azimuth = pseudo(boundary[0]);
+        let mut azimuths: Vec<f32> = boundary
+            .iter()
+            .map(|&p| (pseudo(p) - start_azimuth).rem_euclid(4.0))
+            .collect();
+        azimuths[0] = 0.0;
+        for i in 1..n {
+            // Rounding must not break the order the winding check has established.
+            azimuths[i] = azimuths[i].max(azimuths[i - 1]);
+        }
         let bucket_count = (4 * n).next_power_of_two();
         let buckets = (0..bucket_count)
             .map(|b| {
-                let start = b as f32 * (TAU / bucket_count as f32);
+                let start = b as f32 * (4.0 / bucket_count as f32);
                 azimuths.partition_point(|&a| a <= start).saturating_sub(1) as u16
             })
             .collect();
+        let slices: Vec<Slice> = (0..n)
+            .map(|i| {
+                let (p, next) = (boundary[i], boundary[(i + 1) % n]);
+                let edge = p.cross(next);
+                Slice {
+                    start: visible.cross(p),
+                    end: visible.cross(next),
+                    edge: edge.normalize(),
+                    edge_sine: edge.length(),
+                }
+            })
+            .collect();
+        let normals: Vec<Vec3> = slices.iter().map(|s| s.edge).collect();
         Ok(ReachCone {
             visible,
-            slice_normals: boundary.iter().map(|&p| visible.cross(p)).collect(),
-            edge_normals: (0..n)
-                .map(|i| boundary[i].cross(boundary[(i + 1) % n]).normalize())
-                .collect(),
-            edge_sines: (0..n)
-                .map(|i| boundary[i].cross(boundary[(i + 1) % n]).length())
-                .collect(),
-            start_azimuth: azimuth(boundary[0]),
+            edges: EdgeTable::new(&boundary, &normals),
+            slices,
+            start_azimuth,
             boundary,
             azimuths,
             buckets,
@@ -292,12 +332,8 @@ impl ReachCone {
     /// Whether `direction` lies in slice `i`: `Sᵢ·L ≥ 0 > Sᵢ₊₁·L`.
     #[inline(always)]
     fn in_slice(&self, direction: Vec3, i: usize) -> bool {
-        let next = if i + 1 == self.slice_normals.len() {
-            0
-        } else {
-            i + 1
-        };
-        self.slice_normals[i].dot(direction) >= 0.0 && self.slice_normals[next].dot(direction) < 0.0
+        let slice = &self.slices[i];
+        (slice.start.dot(direction) >= 0.0) & (slice.end.dot(direction) < 0.0)
     }
 
     /// The slice `i` whose lune (between `Pᵢ` and `Pᵢ₊₁`) holds `direction`, found from its
@@ -306,10 +342,12 @@ impl ReachCone {
     #[inline]
     pub fn slice_of(&self, direction: Vec3) -> usize {
         let (e1, e2) = self.tangent;
-        let azimuth = (fast_trig::atan2(direction.dot(e2), direction.dot(e1)) - self.start_azimuth)
-            .rem_euclid(TAU);
+        let mut azimuth = pseudo_azimuth(direction.dot(e1), direction.dot(e2)) - self.start_azimuth;
+        if azimuth < 0.0 {
+            azimuth += 4.0;
+        }
         let buckets = self.buckets.len();
-        let bucket = ((azimuth * (buckets as f32 / TAU)) as usize).min(buckets - 1);
+        let bucket = ((azimuth * (buckets as f32 * 0.25)) as usize).min(buckets - 1);
         let mut i = usize::from(self.buckets[bucket]);
         let n = self.azimuths.len();
         while i + 1 < n && self.azimuths[i + 1] <= azimuth {
@@ -358,15 +396,37 @@ impl ReachCone {
     /// Whether `direction` (unit length) is inside the cone.
     #[inline]
     pub fn contains(&self, direction: Vec3) -> bool {
-        self.edge_normals[self.slice_of(direction)].dot(direction) >= 0.0
+        self.inside_slice(direction, self.slice_of(direction))
     }
 
     /// [`ReachCone::contains`] for a stream of directions: `slice` carries the slice from one
     /// query to the next.
-    #[inline]
+    #[inline(always)]
     pub fn contains_coherent(&self, direction: Vec3, slice: &mut usize) -> bool {
+        // The common case, still in the same slice, reads one record and takes three dot
+        // products side by side.
+        if let Some(record) = self.slices.get(*slice) {
+            let (start, end, edge) = (
+                record.start.dot(direction),
+                record.end.dot(direction),
+                record.edge.dot(direction),
+            );
+            if (start >= 0.0) & (end < 0.0) {
+                return edge >= 0.0;
+            }
+        }
+        let (x, y, z) = direction.into();
+        self.contains_after_moving(x, y, z, slice)
+    }
+
+    /// [`ReachCone::contains_coherent`] once the direction has left the hinted slice. Out of
+    /// line, and taking the coordinates apart so that they travel in registers: a direction
+    /// spilled to memory for the call costs the fast path a stalled reload.
+    #[inline(never)]
+    fn contains_after_moving(&self, x: f32, y: f32, z: f32, slice: &mut usize) -> bool {
+        let direction = Vec3::new(x, y, z);
         *slice = self.slice_from(direction, *slice);
-        self.edge_normals[*slice].dot(direction) >= 0.0
+        self.inside_slice(direction, *slice)
     }
 
     /// The geodesically nearest direction of the cone to the unit `direction`: itself when inside,
@@ -375,25 +435,14 @@ impl ReachCone {
         if self.contains(direction) {
             return direction;
         }
-        self.nearest_on_boundary(direction)
+        self.nearest_on_boundary(direction).0
     }
 
-    /// The nearest point of the boundary's great-circle edges to the unit `direction`.
-    pub(crate) fn nearest_on_boundary(&self, direction: Vec3) -> Vec3 {
-        let n = self.boundary.len();
-        let mut best = self.boundary[0];
-        for i in 0..n {
-            let candidate = nearest_on_arc(
-                self.boundary[i],
-                self.boundary[(i + 1) % n],
-                self.edge_normals[i],
-                direction,
-            );
-            if candidate.dot(direction) > best.dot(direction) {
-                best = candidate;
-            }
-        }
-        best
+    /// The nearest point of the boundary's great-circle edges to the unit `direction`, and the
+    /// edge (so the slice) it lies on.
+    #[inline]
+    pub(crate) fn nearest_on_boundary(&self, direction: Vec3) -> (Vec3, usize) {
+        self.edges.nearest(direction)
     }
 
     /// Where the great-circle path from `inside` (in the cone) to `target` first leaves the cone,
@@ -407,7 +456,7 @@ impl ReachCone {
         let n = self.boundary.len();
         let mut first: Option<(f32, Vec3)> = None;
         for i in 0..n {
-            let b = self.edge_normals[i];
+            let b = self.slices[i].edge;
             let (from, to) = (b.dot(inside), b.dot(target));
             if from < 0.0 || to >= 0.0 {
                 continue;
@@ -415,8 +464,8 @@ impl ReachCone {
             let t = from / (from - to);
             let point = inside.lerp(target, t);
             let tolerance = 1e-6 * point.length();
-            let in_slice = self.slice_normals[i].dot(point) >= -tolerance
-                && self.slice_normals[(i + 1) % n].dot(point) <= tolerance;
+            let in_slice = self.slices[i].start.dot(point) >= -tolerance
+                && self.slices[i].end.dot(point) <= tolerance;
             if in_slice && first.is_none_or(|(best, _)| t < best) {
                 first = Some((t, point));
             }
@@ -437,14 +486,10 @@ impl ReachCone {
     /// spherical triangle, summing to 1 (module docs); all on `V` at `V` itself.
     #[inline]
     pub fn slice_weights(&self, direction: Vec3, i: usize) -> (f32, f32, f32) {
-        let next = if i + 1 == self.boundary.len() {
-            0
-        } else {
-            i + 1
-        };
-        let w_next = self.slice_normals[i].dot(direction).max(0.0);
-        let w_this = (-self.slice_normals[next].dot(direction)).max(0.0);
-        let w_visible = self.edge_normals[i].dot(direction).max(0.0) * self.edge_sines[i];
+        let slice = &self.slices[i];
+        let w_next = slice.start.dot(direction).max(0.0);
+        let w_this = (-slice.end.dot(direction)).max(0.0);
+        let w_visible = slice.edge.dot(direction).max(0.0) * slice.edge_sine;
         let sum = w_this + w_next + w_visible;
         if sum <= f32::MIN_POSITIVE {
             return (0.0, 0.0, 1.0);
@@ -477,25 +522,12 @@ impl ReachCone {
     /// beyond it).
     #[inline]
     pub fn edge_height(&self, direction: Vec3, i: usize) -> f32 {
-        self.edge_normals[i].dot(direction)
+        self.slices[i].edge.dot(direction)
     }
 
     /// Whether `direction`, in slice `i`, is on `V`'s side of that slice's edge: inside.
     #[inline(always)]
     pub fn inside_slice(&self, direction: Vec3, i: usize) -> bool {
-        self.edge_normals[i].dot(direction) >= 0.0
+        self.slices[i].edge.dot(direction) >= 0.0
     }
-}
-
-/// The nearest point to unit `d` of the minor great-circle arc from `a` to `b` (unit normal
-/// `normal = a × b / |a × b|`).
-fn nearest_on_arc(a: Vec3, b: Vec3, normal: Vec3, d: Vec3) -> Vec3 {
-    let in_plane = d - normal * d.dot(normal);
-    if let Some(q) = in_plane.try_normalize()
-        && a.cross(q).dot(normal) >= 0.0
-        && q.cross(b).dot(normal) >= 0.0
-    {
-        return q;
-    }
-    if a.dot(d) >= b.dot(d) { a } else { b }
 }

@@ -1,0 +1,113 @@
+//! The nearest point of a reach cone's boundary, all edges at once.
+//!
+//! For the minor great-circle arc from `a` to `b` (unit normal `n = a × b / |a × b|`), the
+//! nearest point of its whole great circle to a unit `d` is `q = (d − n(d·n)) / |d − n(d·n)|`,
+//! at cosine `q·d = √(1 − (d·n)²)`. It lies on the arc exactly when `d·(n × a) ≥ 0` and
+//! `d·(b × n) ≥ 0` (the in-plane part of `d` is between `a` and `b`), which needs no
+//! normalisation; otherwise the nearer end wins, at cosine `max(a·d, b·d)`. So every edge's
+//! best cosine is five dot products and a square root, computed here for eight edges side by
+//! side over structure-of-arrays columns that the compiler vectorises; only the winner's point
+//! is then built.
+
+use glam::Vec3;
+
+/// Edges processed per step (a multiple of the widest vector).
+const CHUNK: usize = 8;
+
+/// [`CHUNK`] edges as columns: `n`, `n × a`, `b × n`, `a`, `b`, three coordinates each.
+#[derive(Clone, Debug, PartialEq)]
+struct EdgeChunk([[f32; CHUNK]; 15]);
+
+/// The boundary arcs, [`CHUNK`] at a time.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct EdgeTable {
+    /// The number of real edges; the last chunk is padded with copies of edge 0, which cannot
+    /// change the maximum.
+    count: usize,
+    chunks: Vec<EdgeChunk>,
+}
+
+impl EdgeTable {
+    /// The table of the closed polygon `boundary` (unit points), with unit edge `normals`.
+    pub(crate) fn new(boundary: &[Vec3], normals: &[Vec3]) -> EdgeTable {
+        let count = boundary.len();
+        let mut chunks = vec![EdgeChunk([[0.0; CHUNK]; 15]); count.div_ceil(CHUNK)];
+        for slot in 0..chunks.len() * CHUNK {
+            let i = if slot < count { slot } else { 0 };
+            let (a, b, n) = (boundary[i], boundary[(i + 1) % count], normals[i]);
+            let vectors = [n, n.cross(a), b.cross(n), a, b];
+            let chunk = &mut chunks[slot / CHUNK].0;
+            for (k, v) in vectors.iter().enumerate() {
+                for axis in 0..3 {
+                    chunk[3 * k + axis][slot % CHUNK] = v[axis];
+                }
+            }
+        }
+        EdgeTable { count, chunks }
+    }
+
+    /// The nearest boundary point to the unit `d` and the edge it lies on.
+    #[inline]
+    pub(crate) fn nearest(&self, d: Vec3) -> (Vec3, usize) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has just been checked for AVX2.
+            return unsafe { self.nearest_avx2(d) };
+        }
+        self.nearest_portable(d)
+    }
+
+    /// [`EdgeTable::nearest`] compiled for AVX2: a chunk of eight edges per instruction.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn nearest_avx2(&self, d: Vec3) -> (Vec3, usize) {
+        self.nearest_portable(d)
+    }
+
+    #[inline(always)]
+    fn nearest_portable(&self, d: Vec3) -> (Vec3, usize) {
+        // Lane-wise running maxima (branch-free, so they vectorise), reduced at the end.
+        let mut best_cosine = [f32::NEG_INFINITY; CHUNK];
+        let mut best_chunk = [0u32; CHUNK];
+        for (index, chunk) in self.chunks.iter().enumerate() {
+            let c = &chunk.0;
+            let dot = |k: usize, j: usize| c[k][j] * d.x + c[k + 1][j] * d.y + c[k + 2][j] * d.z;
+            for j in 0..CHUNK {
+                let (height, after_a, before_b) = (dot(0, j), dot(3, j), dot(6, j));
+                let on_arc = (1.0 - height * height).max(0.0).sqrt();
+                let at_ends = dot(9, j).max(dot(12, j));
+                let cosine = if (after_a >= 0.0) & (before_b >= 0.0) {
+                    on_arc
+                } else {
+                    at_ends
+                };
+                let better = cosine > best_cosine[j];
+                best_cosine[j] = if better { cosine } else { best_cosine[j] };
+                best_chunk[j] = if better { index as u32 } else { best_chunk[j] };
+            }
+        }
+        let mut best = 0;
+        for j in 1..CHUNK {
+            if best_cosine[j] > best_cosine[best] {
+                best = j;
+            }
+        }
+        let edge = best_chunk[best] as usize * CHUNK + best;
+        let edge = if edge < self.count { edge } else { 0 };
+        (self.point_on(edge, d), edge)
+    }
+
+    /// The nearest point of edge `i` to `d`.
+    fn point_on(&self, i: usize, d: Vec3) -> Vec3 {
+        let (c, j) = (&self.chunks[i / CHUNK].0, i % CHUNK);
+        let column = |k: usize| Vec3::new(c[k][j], c[k + 1][j], c[k + 2][j]);
+        let (n, after_a, before_b, a, b) = (column(0), column(3), column(6), column(9), column(12));
+        if d.dot(after_a) >= 0.0
+            && d.dot(before_b) >= 0.0
+            && let Some(q) = (d - n * d.dot(n)).try_normalize()
+        {
+            return q;
+        }
+        if a.dot(d) >= b.dot(d) { a } else { b }
+    }
+}
