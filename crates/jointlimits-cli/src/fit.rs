@@ -35,7 +35,11 @@ pub fn run(clip_paths: &[PathBuf], out: &Path, options: FitOptions) -> Result<()
     println!(
         "fitted {} joints ({} space, {}) on {} frames from {} clip(s) in {:.2} s; wrote {}",
         limits.joints.len(),
-        space_name(options.space),
+        if options.shape == ShapeKind::ReachCone {
+            "reach-cone"
+        } else {
+            space_name(options.space)
+        },
         limits
             .joints
             .first()

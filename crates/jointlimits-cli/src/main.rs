@@ -53,7 +53,8 @@ enum Command {
         /// Limit space: full or swing-twist.
         #[arg(long, default_value = "full", value_parser = fit::parse_space)]
         space: SpaceKind,
-        /// Shape: box, obb, ellipsoid, mvee, kdop (= kdop13), kdop3, kdop7, kdop13 or hull.
+        /// Shape: box, obb, ellipsoid, mvee, kdop (= kdop13), kdop3, kdop7, kdop13, hull, or
+        /// reach-cone (bone direction and swing-dependent twist; the space option is ignored).
         #[arg(long, default_value = "ellipsoid", value_parser = fit::parse_shape)]
         shape: ShapeKind,
         /// Room around the data, degrees.

@@ -130,6 +130,7 @@ fn fit_apply_check_on_motion_capture() {
         ("full", "kdop"),
         ("swing-twist", "ellipsoid"),
         ("full", "hull"),
+        ("full", "reach-cone"),
     ] {
         let fit = jointlimits(&[
             "fit",

@@ -77,16 +77,31 @@ fn swing_and_twist(q: Quat, axis: Vec3) -> (Vec3, f32) {
     (point.swing, point.twist)
 }
 
+/// Random star cones: ordinary ones (corners 0.1–2.6 rad from `V`) with independent twist
+/// limits, and tiny ones (corners 0.005–0.1 rad) with one twist range. (Twist limits that differ
+/// by radians between corners a few milliradians apart would make the clamp depend on the
+/// direction's rounding, to no one's benefit.)
 fn random_cone() -> impl Strategy<Value = ReachCone> {
+    let corners = |radius: std::ops::Range<f32>| {
+        prop::collection::vec((0.3f32..1.0, radius, twist_range()), 3..12)
+    };
     (
         unit_vec(),
-        prop::collection::vec((0.3f32..1.0, 0.2f32..2.6, twist_range()), 3..12),
+        prop_oneof![
+            corners(0.1..2.6).prop_map(|c| (c, false)),
+            corners(0.005..0.1).prop_map(|c| (c, true)),
+        ],
         twist_range(),
     )
-        .prop_filter_map("a star", |(visible, corners, at_visible)| {
+        .prop_filter_map("a star", |(visible, (corners, uniform), at_visible)| {
             let e1 = visible.any_orthonormal_vector();
             let e2 = visible.cross(e1);
             let total: f32 = corners.iter().map(|c| c.0).sum();
+            // Turns of nearly π between corners make slivers whose twist weights hang on the
+            // rounding of the direction; keep them below 0.9π.
+            if corners.iter().any(|c| c.0 / total > 0.45) {
+                return None;
+            }
             let mut azimuth = 0.0;
             let mut boundary = Vec::new();
             let mut twist = Vec::new();
@@ -94,7 +109,7 @@ fn random_cone() -> impl Strategy<Value = ReachCone> {
                 azimuth += step / total * std::f32::consts::TAU;
                 let (sa, ca) = azimuth.sin_cos();
                 boundary.push(visible * radius.cos() + (e1 * ca + e2 * sa) * radius.sin());
-                twist.push(range);
+                twist.push(if uniform { at_visible } else { range });
             }
             ReachCone::with_twist(visible, &boundary, at_visible, &twist).ok()
         })
@@ -111,6 +126,11 @@ proptest! {
     ) {
         let limit = joint(LimitRegion::ReachCone(ReachConeLimit { twist_axis: axis, cone: cone.clone() }));
         for q in rotations {
+            // A swing of nearly 180° (the bone turned back onto itself) leaves the twist
+            // undefined; results there are stable but not repeatable to 1e-4.
+            if cone.project(q * axis).dot(axis) < -0.98 {
+                continue;
+            }
             let result = check_common(&limit, q)?;
             let (direction, out) = (q * axis, result.relative * axis);
             let nearest = cone.project(direction);
@@ -229,6 +249,12 @@ proptest! {
         let euler = EulerLimit { order, min, max };
         let limit = joint(LimitRegion::Euler(euler));
         for q in rotations {
+            // At gimbal lock (middle angle ±π/2) the decomposition of the result is
+            // ill-conditioned; keep a degree away.
+            let middle = order.from_quat(euler.limit_relative(q).relative).y;
+            if middle.abs() > std::f64::consts::FRAC_PI_2 - 0.02 {
+                continue;
+            }
             let result = check_common(&limit, q)?;
             let (_, squared) = euler.nearest_angles(q);
             // Brute force: the distance from either triple of `q` (with whole turns) to box points.

@@ -4,8 +4,10 @@
 //! nearest point of its whole great circle to a unit `d` is `q = (d − n(d·n)) / |d − n(d·n)|`,
 //! at cosine `q·d = √(1 − (d·n)²)`. It lies on the arc exactly when `d·(n × a) ≥ 0` and
 //! `d·(b × n) ≥ 0` (the in-plane part of `d` is between `a` and `b`), which needs no
-//! normalisation; otherwise the nearer end wins, at cosine `max(a·d, b·d)`. So every edge's
-//! best cosine is five dot products and a square root, computed here for eight edges side by
+//! normalisation; otherwise the nearer end wins. Distances are compared as squared chords,
+//! `2h²/(1 + √(1 − h²))` to the arc (`h = d·n`) and `|d − a|²`, `|d − b|²` to the ends, which keep
+//! their digits for tiny cones where cosines round to 1. So every edge's distance is a few dot
+//! products and a square root, computed here for eight edges side by
 //! side over structure-of-arrays columns that the compiler vectorises; only the winner's point
 //! is then built.
 
@@ -66,29 +68,37 @@ impl EdgeTable {
 
     #[inline(always)]
     fn nearest_portable(&self, d: Vec3) -> (Vec3, usize) {
-        // Lane-wise running maxima (branch-free, so they vectorise), reduced at the end.
-        let mut best_cosine = [f32::NEG_INFINITY; CHUNK];
+        // Lane-wise running minima of the squared chord `|d − x|²` (branch-free, so they
+        // vectorise), reduced at the end. Chords, not cosines: near 1 an f32 cosine resolves
+        // angles only to about 3e-4 rad, a chord to about 1e-7.
+        let mut best_chord = [f32::INFINITY; CHUNK];
         let mut best_chunk = [0u32; CHUNK];
         for (index, chunk) in self.chunks.iter().enumerate() {
             let c = &chunk.0;
             let dot = |k: usize, j: usize| c[k][j] * d.x + c[k + 1][j] * d.y + c[k + 2][j] * d.z;
+            let chord = |k: usize, j: usize| {
+                let (x, y, z) = (d.x - c[k][j], d.y - c[k + 1][j], d.z - c[k + 2][j]);
+                x * x + y * y + z * z
+            };
             for j in 0..CHUNK {
                 let (height, after_a, before_b) = (dot(0, j), dot(3, j), dot(6, j));
-                let on_arc = (1.0 - height * height).max(0.0).sqrt();
-                let at_ends = dot(9, j).max(dot(12, j));
-                let cosine = if (after_a >= 0.0) & (before_b >= 0.0) {
+                // 2 − 2√(1 − h²), written without the cancellation.
+                let squared = height * height;
+                let on_arc = 2.0 * squared / (1.0 + (1.0 - squared).max(0.0).sqrt());
+                let at_ends = chord(9, j).min(chord(12, j));
+                let distance = if (after_a >= 0.0) & (before_b >= 0.0) {
                     on_arc
                 } else {
                     at_ends
                 };
-                let better = cosine > best_cosine[j];
-                best_cosine[j] = if better { cosine } else { best_cosine[j] };
+                let better = distance < best_chord[j];
+                best_chord[j] = if better { distance } else { best_chord[j] };
                 best_chunk[j] = if better { index as u32 } else { best_chunk[j] };
             }
         }
         let mut best = 0;
         for j in 1..CHUNK {
-            if best_cosine[j] > best_cosine[best] {
+            if best_chord[j] < best_chord[best] {
                 best = j;
             }
         }
@@ -108,6 +118,10 @@ impl EdgeTable {
         {
             return q;
         }
-        if a.dot(d) >= b.dot(d) { a } else { b }
+        if (d - a).length_squared() <= (d - b).length_squared() {
+            a
+        } else {
+            b
+        }
     }
 }

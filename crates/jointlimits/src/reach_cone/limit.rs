@@ -16,6 +16,10 @@ use crate::rotation::{rotation_about, rotation_between};
 /// `d = q·axis`; its twist angle `θ` keeps the cover of `q`, so it runs continuously past ±π. The
 /// limit moves `d` to its geodesically nearest direction `d′` in the cone, then clamps `θ` to the
 /// twist limits at `d′`, and rebuilds `rotation_between(axis, d′) · twist(axis, θ′)`.
+///
+/// As in every swing-twist split, the twist is undefined where the swing reaches 180° (the
+/// bone pointing against its reference direction); cones reaching within a few degrees of
+/// `−twist_axis` lose precision there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReachConeLimit {
     /// The bone's axis in the joint's frame at the reference rotation (unit length).

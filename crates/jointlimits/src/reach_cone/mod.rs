@@ -17,7 +17,9 @@
 //! the weight of each corner is the triple product of the direction with the other two corners,
 //! `w(Pᵢ) ∝ (Pᵢ₊₁ × V)·L = −Sᵢ₊₁·L`, `w(Pᵢ₊₁) ∝ (V × Pᵢ)·L = Sᵢ·L`, `w(V) ∝ Bᵢ·L`, normalised to
 //! sum to 1. On a slice plane the weight of the far corner vanishes, so the limits are continuous
-//! across slices.
+//! across slices. The weights are ill-conditioned in a slice that turns by nearly π around `V`
+//! (its triangle is a sliver); boundaries whose corners differ in twist should turn by well
+//! under π per edge, as fitted and smoothed cones do.
 
 use std::f32::consts::TAU;
 
