@@ -152,7 +152,13 @@ impl JointLimit {
                 swing,
                 twist,
             } => limit_swing_twist(&relative, *twist_axis, swing_basis, swing, twist),
-            _ => unreachable!("limit_many sends other regions one at a time"),
+            // Regions without lane kernels (limit_many normally sends them one at a time).
+            _ => {
+                for q in group.iter_mut() {
+                    *q = self.limit(*q);
+                }
+                return;
+            }
         };
         if inside.iter().all(|&i| i) {
             return;

@@ -34,6 +34,11 @@ impl TwistRange {
     pub fn clamp(&self, twist: f32) -> f32 {
         twist.clamp(self.min, self.max)
     }
+
+    /// Both ends are finite and `min ≤ max`.
+    pub fn is_valid(&self) -> bool {
+        self.min.is_finite() && self.max.is_finite() && self.min <= self.max
+    }
 }
 
 /// The region of allowed relative rotations, in one of the two limit spaces.
@@ -254,9 +259,7 @@ impl JointLimit {
                 twist_axis.is_finite()
                     && swing_basis.is_finite()
                     && swing.is_finite()
-                    && twist.min.is_finite()
-                    && twist.max.is_finite()
-                    && twist.min <= twist.max
+                    && twist.is_valid()
             }
             LimitRegion::ReachCone(limit) => limit.is_finite(),
             LimitRegion::Euler(limit) => limit.is_finite(),

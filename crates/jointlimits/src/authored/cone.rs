@@ -54,8 +54,6 @@ impl ConeLimit {
             && self.twist_axis.length() > 0.5
             && self.max_swing.is_finite()
             && (0.0..=std::f32::consts::PI).contains(&self.max_swing)
-            && self.twist.min.is_finite()
-            && self.twist.max.is_finite()
-            && self.twist.min <= self.twist.max
+            && self.twist.is_valid()
     }
 }

@@ -72,9 +72,7 @@ impl SphericalEllipseLimit {
             && self.twist_axis.dot(self.first_axis).abs() < 1e-3
             && self.radii.is_finite()
             && self.radii.min_element() > 0.0
-            && self.twist.min.is_finite()
-            && self.twist.max.is_finite()
-            && self.twist.min <= self.twist.max
+            && self.twist.is_valid()
     }
 }
 

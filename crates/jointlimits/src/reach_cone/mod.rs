@@ -217,7 +217,7 @@ impl ReachCone {
             .chain(twist_at_boundary)
             .enumerate()
         {
-            if !(t.min.is_finite() && t.max.is_finite() && t.min <= t.max) {
+            if !t.is_valid() {
                 let place = if i == 0 {
                     "the visible point".to_string()
                 } else {
