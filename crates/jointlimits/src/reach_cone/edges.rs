@@ -108,6 +108,7 @@ impl EdgeTable {
     }
 
     /// The nearest point of edge `i` to `d`.
+    #[inline(always)]
     fn point_on(&self, i: usize, d: Vec3) -> Vec3 {
         let (c, j) = (&self.chunks[i / CHUNK].0, i % CHUNK);
         let column = |k: usize| Vec3::new(c[k][j], c[k + 1][j], c[k + 2][j]);

@@ -341,7 +341,7 @@ impl ReachCone {
     /// The slice `i` whose lune (between `Pᵢ` and `Pᵢ₊₁`) holds `direction`, found from its
     /// azimuth around `V` through a table of equal azimuth intervals: `O(1)` for any query.
     /// The azimuth only proposes the slice; the slice planes decide.
-    #[inline]
+    #[inline(always)]
     pub fn slice_of(&self, direction: Vec3) -> usize {
         let (e1, e2) = self.tangent;
         let mut azimuth = pseudo_azimuth(direction.dot(e1), direction.dot(e2)) - self.start_azimuth;
@@ -360,12 +360,21 @@ impl ReachCone {
 
     /// `guess` or, when rounding of the azimuth put the direction just across a slice plane, the
     /// neighbour that the slice planes pick; a direction on the axis through `V` keeps `guess`.
-    #[inline]
+    #[inline(always)]
     fn confirm_slice(&self, direction: Vec3, guess: usize) -> usize {
-        let n = self.boundary.len();
         if self.in_slice(direction, guess) {
             return guess;
         }
+        let (x, y, z) = direction.into();
+        self.neighbouring_slice(x, y, z, guess)
+    }
+
+    /// The slice next to `guess` (or, on the axis through `V`, any) that holds the direction
+    /// `(x, y, z)`: out of line, with the coordinates in registers.
+    #[inline(never)]
+    fn neighbouring_slice(&self, x: f32, y: f32, z: f32, guess: usize) -> usize {
+        let direction = Vec3::new(x, y, z);
+        let n = self.boundary.len();
         let (after, before) = ((guess + 1) % n, (guess + n - 1) % n);
         if self.in_slice(direction, after) {
             after
@@ -486,7 +495,7 @@ impl ReachCone {
 
     /// The barycentric weights `(w(Pᵢ), w(Pᵢ₊₁), w(V))` of `direction` in slice `i`'s
     /// spherical triangle, summing to 1 (module docs); all on `V` at `V` itself.
-    #[inline]
+    #[inline(always)]
     pub fn slice_weights(&self, direction: Vec3, i: usize) -> (f32, f32, f32) {
         let slice = &self.slices[i];
         let w_next = slice.start.dot(direction).max(0.0);
@@ -501,7 +510,7 @@ impl ReachCone {
     }
 
     /// The twist limits at `direction`, inside the cone and in slice `i`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn twist_limits_in_slice(&self, direction: Vec3, i: usize) -> TwistRange {
         let next = if i + 1 == self.boundary.len() {
             0
