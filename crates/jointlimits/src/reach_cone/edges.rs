@@ -96,11 +96,14 @@ impl EdgeTable {
                 best_chunk[j] = if better { index as u32 } else { best_chunk[j] };
             }
         }
+        // Branch-free reduction: which lane wins is data, not a pattern to predict.
         let mut best = 0;
         for j in 1..CHUNK {
-            if best_chord[j] < best_chord[best] {
-                best = j;
-            }
+            best = if best_chord[j] < best_chord[best] {
+                j
+            } else {
+                best
+            };
         }
         let edge = best_chunk[best] as usize * CHUNK + best;
         let edge = if edge < self.count { edge } else { 0 };
