@@ -28,31 +28,66 @@ pub fn atan_over_t(u: f32) -> f32 {
     1.0 + u * p
 }
 
+/// `c₀ + c₁x + c₂x² + …` by Horner's rule (coefficients lowest first).
+#[inline(always)]
+fn polynomial<const N: usize>(x: f32, coefficients: &[f32; N]) -> f32 {
+    let mut sum = coefficients[N - 1];
+    for k in (0..N - 1).rev() {
+        sum = sum * x + coefficients[k];
+    }
+    sum
+}
+
+/// The first `N` coefficients of a series.
+const fn leading<const N: usize, const M: usize>(series: &[f32; M]) -> [f32; N] {
+    let mut out = [0.0; N];
+    let mut k = 0;
+    while k < N {
+        out[k] = series[k];
+        k += 1;
+    }
+    out
+}
+
+/// Taylor coefficients of `sin(t)/t` in `−t²`: `1/(2k + 1)!`.
+const SINC_SERIES: [f32; 10] = [
+    1.0,
+    1.0 / 6.0,
+    1.0 / 120.0,
+    1.0 / 5040.0,
+    1.0 / 362_880.0,
+    1.0 / 39_916_800.0,
+    1.0 / 6_227_020_800.0,
+    1.0 / 1.307_674_4e12,
+    1.0 / 3.556_874_3e14,
+    1.0 / 1.216_451e17,
+];
+
+/// Taylor coefficients of `cos(t)` in `−t²`: `1/(2k)!`.
+const COS_SERIES: [f32; 11] = [
+    1.0,
+    1.0 / 2.0,
+    1.0 / 24.0,
+    1.0 / 720.0,
+    1.0 / 40_320.0,
+    1.0 / 3_628_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 8.717_829e10,
+    1.0 / 2.092_279e13,
+    1.0 / 6.402_374e15,
+    1.0 / 2.432_902e18,
+];
+
 /// `(sin(θ/2)/θ, cos(θ/2))` from `θ²`, for `θ ∈ [0, 2π]`: Taylor series in `θ²/4`, so neither a
 /// square root nor a division is needed (error below 3e-7).
 #[inline(always)]
 pub fn half_angle_sinc_cos(theta_squared: f32) -> (f32, f32) {
-    let y = 0.25 * theta_squared;
-    let sinc = 1.0
-        + y * (-1.0 / 6.0
-            + y * (1.0 / 120.0
-                + y * (-1.0 / 5040.0
-                    + y * (1.0 / 362_880.0
-                        + y * (-1.0 / 39_916_800.0
-                            + y * (1.0 / 6_227_020_800.0
-                                + y * (-1.0 / 1.307_674_4e12
-                                    + y * (1.0 / 3.556_874_3e14 - y / 1.216_451e17))))))));
-    let cos = 1.0
-        + y * (-0.5
-            + y * (1.0 / 24.0
-                + y * (-1.0 / 720.0
-                    + y * (1.0 / 40_320.0
-                        + y * (-1.0 / 3_628_800.0
-                            + y * (1.0 / 479_001_600.0
-                                + y * (-1.0 / 8.717_829e10
-                                    + y * (1.0 / 2.092_279e13
-                                        + y * (-1.0 / 6.402_374e15 + y / 2.432_902e18)))))))));
-    (0.5 * sinc, cos)
+    // The series are in −t² with t = θ/2; the coefficients alternate through the sign of x.
+    let x = -0.25 * theta_squared;
+    (
+        0.5 * polynomial(x, &SINC_SERIES),
+        polynomial(x, &COS_SERIES),
+    )
 }
 
 /// `atan2(y, x)` in `(−π, π]`; `atan2(0, 0) = 0`.
@@ -86,19 +121,12 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
     }
     // x = π/2 + y with |y| ≤ π/2: sin x = cos y, cos x = −sin y.
     let y = x - FRAC_PI_2;
-    let y2 = y * y;
-    let sin_y = y
-        * (1.0
-            + y2 * (-1.0 / 6.0
-                + y2 * (1.0 / 120.0
-                    + y2 * (-1.0 / 5040.0
-                        + y2 * (1.0 / 362_880.0
-                            + y2 * (-1.0 / 39_916_800.0 + y2 / 6_227_020_800.0))))));
-    let cos_y = 1.0
-        + y2 * (-0.5
-            + y2 * (1.0 / 24.0
-                + y2 * (-1.0 / 720.0
-                    + y2 * (1.0 / 40_320.0 + y2 * (-1.0 / 3_628_800.0 + y2 / 479_001_600.0)))));
+    let minus_y2 = -y * y;
+    // Seven terms each suffice for |y| ≤ π/2.
+    const SIN: [f32; 7] = leading(&SINC_SERIES);
+    const COS: [f32; 7] = leading(&COS_SERIES);
+    let sin_y = y * polynomial(minus_y2, &SIN);
+    let cos_y = polynomial(minus_y2, &COS);
     (cos_y, -sin_y)
 }
 
