@@ -141,17 +141,13 @@ fn projection(c: &mut Criterion) {
             "project/{space_name}/{shape_name}: {:.0}% of inputs outside",
             100.0 * outside
         );
-        let mut group = c.benchmark_group(format!("project/{space_name}"));
-        group.throughput(Throughput::Elements(queries.len() as u64));
-        group.bench_function(shape_name, |b| {
-            let mut out = queries.clone();
-            b.iter(|| {
-                out.copy_from_slice(black_box(&queries));
-                limit.limit_many(&mut out);
-                black_box(&out);
-            })
-        });
-        group.finish();
+        bench_batched(
+            c,
+            &format!("project/{space_name}"),
+            shape_name,
+            &limit,
+            &queries,
+        );
         let mut group = c.benchmark_group(format!("project_one_at_a_time/{space_name}"));
         group.throughput(Throughput::Elements(queries.len() as u64));
         group.bench_function(shape_name, |b| {
@@ -173,12 +169,17 @@ fn projection(c: &mut Criterion) {
         "project/reach_cone: {:.0}% of inputs outside",
         100.0 * outside
     );
-    let mut group = c.benchmark_group("project");
+    bench_batched(c, "project", "reach_cone", &limit, &queries);
+}
+
+/// `group/name`: [`JointLimit::limit_many`] over `queries`, per rotation.
+fn bench_batched(c: &mut Criterion, group: &str, name: &str, limit: &JointLimit, queries: &[Quat]) {
+    let mut group = c.benchmark_group(group);
     group.throughput(Throughput::Elements(queries.len() as u64));
-    group.bench_function("reach_cone", |b| {
-        let mut out = queries.clone();
+    group.bench_function(name, |b| {
+        let mut out = queries.to_vec();
         b.iter(|| {
-            out.copy_from_slice(black_box(&queries));
+            out.copy_from_slice(black_box(queries));
             limit.limit_many(&mut out);
             black_box(&out);
         })
