@@ -28,6 +28,7 @@ pub mod euler;
 mod fast_trig;
 pub mod fit;
 pub mod humanoid;
+pub mod ik;
 pub mod joint_limit;
 pub mod limiter;
 pub mod motion;

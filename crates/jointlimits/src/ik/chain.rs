@@ -1,0 +1,429 @@
+//! A serial chain of rotating joints in 3D, with optional limits, as the solvers see it.
+
+use glam::{Quat, Vec3};
+use thiserror::Error;
+
+use crate::joint_limit::JointLimit;
+use crate::rotation::{nearest_cover, quat_abs, rotation_about, rotation_between};
+
+/// How many turns of the aiming family [`Chain::aim_joint`] tries when a limit clamps a joint.
+const AIM_FAMILY: usize = 6;
+use crate::skeleton::{Pose, Skeleton};
+
+/// Why a chain could not be built.
+#[derive(Debug, Error, PartialEq)]
+pub enum ChainError {
+    /// A chain needs at least one rotating joint.
+    #[error("an IK chain needs at least two joints (a rotating joint and its end), got {0}")]
+    TooShort(usize),
+    /// Consecutive chain joints must be parent and child.
+    #[error("joint {child:?} is not a child of {parent:?}, so they do not form a chain")]
+    NotAChain {
+        /// The joint expected to be the parent.
+        parent: String,
+        /// The joint that does not hang from it.
+        child: String,
+    },
+    /// A joint index is out of range for the skeleton.
+    #[error("joint index {0} is not in the skeleton")]
+    NoSuchJoint(usize),
+    /// A number is NaN or infinite.
+    #[error("the chain's {0} is not finite")]
+    NonFinite(&'static str),
+    /// Lists of per-joint data must have one entry per rotating joint.
+    #[error("expected {expected} {what}, got {got}")]
+    WrongCount {
+        /// What was counted.
+        what: &'static str,
+        /// The number of rotating joints.
+        expected: usize,
+        /// The number given.
+        got: usize,
+    },
+}
+
+/// A chain of `n` rotating joints ending in an end effector.
+///
+/// Joint `i` has a local rotation `L_i` (relative to joint `i−1`, or to the chain's base frame for
+/// `i = 0`) and a bone `b_i`, the offset of the next joint (or of the end effector) in its own
+/// frame. Forward kinematics: `W_i = W_{i−1}·L_i` with `W_{−1}` the base rotation, and
+/// `p_{i+1} = p_i + W_i·b_i` with `p_0` the base position.
+#[derive(Clone, Debug)]
+pub struct Chain<'a> {
+    base_position: Vec3,
+    base_rotation: Quat,
+    locals: Vec<Quat>,
+    bones: Vec<Vec3>,
+    lengths: Vec<f32>,
+    weights: Vec<f32>,
+    limits: Vec<Option<&'a JointLimit>>,
+    /// Per joint, the cover of its relative rotation at the last projection (no side switching).
+    covers: Vec<Quat>,
+    world: Vec<Quat>,
+    positions: Vec<Vec3>,
+}
+
+impl<'a> Chain<'a> {
+    /// A chain from its base frame, local rotations, bones and limits (one per rotating joint).
+    /// Relaxation weights start at 1 for every joint.
+    pub fn new(
+        base_position: Vec3,
+        base_rotation: Quat,
+        locals: Vec<Quat>,
+        bones: Vec<Vec3>,
+        limits: Vec<Option<&'a JointLimit>>,
+    ) -> Result<Chain<'a>, ChainError> {
+        let n = locals.len();
+        if n == 0 {
+            return Err(ChainError::TooShort(1));
+        }
+        for (what, got) in [("bones", bones.len()), ("limits", limits.len())] {
+            if got != n {
+                return Err(ChainError::WrongCount {
+                    what,
+                    expected: n,
+                    got,
+                });
+            }
+        }
+        if !base_position.is_finite() || !base_rotation.is_finite() {
+            return Err(ChainError::NonFinite("base frame"));
+        }
+        if !locals.iter().all(|q| q.is_finite()) {
+            return Err(ChainError::NonFinite("joint rotations"));
+        }
+        if !bones.iter().all(|b| b.is_finite()) {
+            return Err(ChainError::NonFinite("bones"));
+        }
+        let locals: Vec<Quat> = locals.into_iter().map(Quat::normalize).collect();
+        let covers = locals
+            .iter()
+            .zip(&limits)
+            .map(|(&local, limit)| limit.map_or(local, |l| quat_abs(l.relative(local))))
+            .collect();
+        let mut chain = Chain {
+            base_position,
+            base_rotation: base_rotation.normalize(),
+            lengths: bones.iter().map(|b| b.length()).collect(),
+            weights: vec![1.0; n + 1],
+            bones,
+            locals,
+            limits,
+            covers,
+            world: vec![Quat::IDENTITY; n],
+            positions: vec![Vec3::ZERO; n + 1],
+        };
+        chain.update();
+        Ok(chain)
+    }
+
+    /// The chain `path[0] → … → path[last]` of `skeleton` in `pose`: the joints before the last
+    /// rotate, the last is the end effector. `limits[j]` is skeleton joint `j`'s limit (a
+    /// [`crate::Limiter`]'s list, or empty for none).
+    pub fn from_skeleton(
+        skeleton: &Skeleton,
+        pose: &Pose,
+        path: &[usize],
+        limits: &'a [Option<JointLimit>],
+    ) -> Result<Chain<'a>, ChainError> {
+        if path.len() < 2 {
+            return Err(ChainError::TooShort(path.len()));
+        }
+        let end = *path.last().unwrap_or(&0);
+        let end_bone = pose
+            .translations
+            .get(end)
+            .copied()
+            .ok_or(ChainError::NoSuchJoint(end))?;
+        Chain::from_skeleton_with_end(skeleton, pose, &path[..path.len() - 1], end_bone, limits)
+    }
+
+    /// The chain of the rotating `joints` (each the child of the one before) of `skeleton` in
+    /// `pose`, ending in `end_bone`, a point in the last joint's frame (an aim axis for look-at,
+    /// or a child's offset).
+    pub fn from_skeleton_with_end(
+        skeleton: &Skeleton,
+        pose: &Pose,
+        joints: &[usize],
+        end_bone: Vec3,
+        limits: &'a [Option<JointLimit>],
+    ) -> Result<Chain<'a>, ChainError> {
+        let all = skeleton.joints();
+        if joints.is_empty() {
+            return Err(ChainError::TooShort(1));
+        }
+        if let Some(&bad) = joints.iter().find(|&&j| j >= all.len()) {
+            return Err(ChainError::NoSuchJoint(bad));
+        }
+        for pair in joints.windows(2) {
+            if all[pair[1]].parent != Some(pair[0]) {
+                return Err(ChainError::NotAChain {
+                    parent: all[pair[0]].name.clone(),
+                    child: all[pair[1]].name.clone(),
+                });
+            }
+        }
+        let global = skeleton.forward_kinematics(pose);
+        let first = joints[0];
+        let base_rotation = all[first]
+            .parent
+            .map_or(Quat::IDENTITY, |p| global.rotations[p]);
+        let locals = joints.iter().map(|&j| pose.rotations[j]).collect();
+        let mut bones: Vec<Vec3> = joints[1..].iter().map(|&j| pose.translations[j]).collect();
+        bones.push(end_bone);
+        let joint_limits = joints
+            .iter()
+            .map(|&j| limits.get(j).and_then(Option::as_ref))
+            .collect();
+        Chain::new(
+            global.positions[first],
+            base_rotation,
+            locals,
+            bones,
+            joint_limits,
+        )
+    }
+
+    /// Sets the relaxation weight of each point: `weights[i]` for joint `i`'s origin, the last one
+    /// for the end effector (one more than joints). Zero pins a joint; the root and the end
+    /// effector are pinned whatever their weight. Negative and non-finite weights count as zero.
+    pub fn set_weights(&mut self, weights: &[f32]) -> Result<(), ChainError> {
+        if weights.len() != self.weights.len() {
+            return Err(ChainError::WrongCount {
+                what: "weights (one per joint plus the end effector)",
+                expected: self.weights.len(),
+                got: weights.len(),
+            });
+        }
+        for (slot, &w) in self.weights.iter_mut().zip(weights) {
+            *slot = if w.is_finite() { w.max(0.0) } else { 0.0 };
+        }
+        Ok(())
+    }
+
+    /// The number of rotating joints.
+    pub fn len(&self) -> usize {
+        self.locals.len()
+    }
+
+    /// Whether the chain has no joints (never true for a built chain).
+    pub fn is_empty(&self) -> bool {
+        self.locals.is_empty()
+    }
+
+    /// The local rotation of every joint.
+    pub fn local_rotations(&self) -> &[Quat] {
+        &self.locals
+    }
+
+    /// The world rotation of every joint.
+    pub fn world_rotations(&self) -> &[Quat] {
+        &self.world
+    }
+
+    /// The world position of every joint, then the end effector.
+    pub fn positions(&self) -> &[Vec3] {
+        &self.positions
+    }
+
+    /// The end effector's world position.
+    pub fn end_effector(&self) -> Vec3 {
+        self.positions[self.len()]
+    }
+
+    /// Bone lengths.
+    pub fn lengths(&self) -> &[f32] {
+        &self.lengths
+    }
+
+    /// The relaxation weights (one per joint, then the end effector).
+    pub fn weights(&self) -> &[f32] {
+        &self.weights
+    }
+
+    /// The sum of the bone lengths: how far the straight chain reaches.
+    pub fn length(&self) -> f32 {
+        self.lengths.iter().sum()
+    }
+
+    /// The joint's limit, if it has one.
+    pub fn limit(&self, joint: usize) -> Option<&'a JointLimit> {
+        self.limits[joint]
+    }
+
+    /// Replaces the local rotations (for example to restart from another pose) and recomputes
+    /// the positions. Panics if the count differs.
+    pub fn set_local_rotations(&mut self, locals: &[Quat]) {
+        self.locals.copy_from_slice(locals);
+        for (index, cover) in self.covers.iter_mut().enumerate() {
+            let local = self.locals[index];
+            *cover = self.limits[index].map_or(local, |l| quat_abs(l.relative(local)));
+        }
+        self.update();
+    }
+
+    /// Writes the local rotations back into `pose` for the skeleton joints `joints` (the rotating
+    /// joints this chain was built from, in order).
+    pub fn write_to(&self, pose: &mut Pose, joints: &[usize]) {
+        for (&joint, &local) in joints.iter().zip(&self.locals) {
+            pose.rotations[joint] = local;
+        }
+    }
+
+    /// The largest angle (radians) between a joint's rotation and its projection onto its limit:
+    /// zero when every limit holds.
+    pub fn limit_violation(&self) -> f32 {
+        self.locals
+            .iter()
+            .zip(&self.limits)
+            .filter_map(|(&local, limit)| {
+                limit.map(|l| crate::rotation::angle_between(local, l.limit(local)))
+            })
+            .fold(0.0, f32::max)
+    }
+
+    /// Forward kinematics from the base: every world rotation and position.
+    pub fn update(&mut self) {
+        let mut parent = self.base_rotation;
+        self.positions[0] = self.base_position;
+        for i in 0..self.locals.len() {
+            parent *= self.locals[i];
+            self.world[i] = parent;
+            self.positions[i + 1] = self.positions[i] + parent * self.bones[i];
+        }
+    }
+
+    /// The world rotation of joint `i`'s parent frame.
+    #[inline]
+    pub(crate) fn parent_world(&self, i: usize) -> Quat {
+        if i == 0 {
+            self.base_rotation
+        } else {
+            self.world[i - 1]
+        }
+    }
+
+    /// Projects joint `i`'s local rotation onto its limit (when `use_limits`), measuring it in the
+    /// cover nearest the last one so a joint driven past 180° does not jump sides.
+    #[inline]
+    pub(crate) fn limit_joint(&mut self, i: usize, use_limits: bool) {
+        let Some(limit) = self.limits[i].filter(|_| use_limits) else {
+            return;
+        };
+        let relative = nearest_cover(limit.relative(self.locals[i]), self.covers[i]);
+        let limited = limit.limit_relative(relative);
+        self.covers[i] = limited.relative;
+        if !limited.inside {
+            self.locals[i] = limit.local(limited.relative).normalize();
+        }
+    }
+
+    /// Re-aims the chain at `points` (one per joint plus the end effector, as a position pass left
+    /// them), root first: each bone turns by the shortest arc from its current direction to the
+    /// direction from its (actual) base to the next point, which keeps its twist; each joint is
+    /// then limited, and the joints below aim from where it really ended up.
+    pub(crate) fn follow_points(&mut self, points: &[Vec3], use_limits: bool) {
+        let mut parent = self.base_rotation;
+        // `aim_joint` reads the parent's world rotation from `world`, updated as we go.
+        for i in 0..self.locals.len() {
+            let bone = parent * self.locals[i] * self.bones[i];
+            let wanted = points[i + 1] - self.positions[i];
+            self.aim_joint(i, bone, wanted, use_limits);
+            parent *= self.locals[i];
+            self.world[i] = parent;
+            self.positions[i + 1] = self.positions[i] + parent * self.bones[i];
+        }
+    }
+
+    /// Copies the pose state (rotations and covers) into `snapshot`.
+    pub(crate) fn save(&self, snapshot: &mut Vec<Quat>) {
+        snapshot.clear();
+        snapshot.extend_from_slice(&self.locals);
+        snapshot.extend_from_slice(&self.covers);
+    }
+
+    /// Restores a state saved by [`Chain::save`] and recomputes the positions.
+    pub(crate) fn restore(&mut self, snapshot: &[Quat]) {
+        let n = self.locals.len();
+        self.locals.copy_from_slice(&snapshot[..n]);
+        self.covers.copy_from_slice(&snapshot[n..]);
+        self.update();
+    }
+
+    /// Applies every joint's limit, root first, and recomputes the positions.
+    pub(crate) fn limit_all(&mut self, use_limits: bool) {
+        for i in 0..self.locals.len() {
+            self.limit_joint(i, use_limits);
+        }
+        self.update();
+    }
+
+    /// Turns every joint by a random rotation of up to `max_angle` radians, limits it and
+    /// recomputes the positions (a restart out of a local minimum).
+    pub(crate) fn perturb(&mut self, shake: &mut super::solve::Shake, max_angle: f32) {
+        for i in 0..self.locals.len() {
+            let axis = Vec3::new(
+                shake.next_signed(),
+                shake.next_signed(),
+                shake.next_signed(),
+            )
+            .try_normalize()
+            .unwrap_or(Vec3::X);
+            let turn = rotation_about(axis, max_angle * shake.next_signed());
+            self.locals[i] = (self.locals[i] * turn).normalize();
+            self.limit_joint(i, true);
+        }
+        self.update();
+    }
+
+    /// Turns joint `i` so that the world direction `from` (a vector hanging from the joint) points
+    /// along `to`, limits it, and returns the world-frame turn that actually happened.
+    ///
+    /// Every rotation `rot(to, φ)·arc(from, to)` points `from` along `to`; the shortest arc
+    /// (`φ = 0`) keeps the joint's twist and is used when the limit accepts it. When the limit
+    /// clamps it, the members `φ = k·60°` are tried too and the one whose limited result points
+    /// `from` nearest to `to` is kept: a hinge, say, can often follow a turn about another axis
+    /// that its projection of the shortest arc would refuse.
+    pub(crate) fn aim_joint(&mut self, i: usize, from: Vec3, to: Vec3, use_limits: bool) -> Quat {
+        let arc = rotation_between(from, to);
+        let (start_local, start_cover) = (self.locals[i], self.covers[i]);
+        let turned = self.turn_joint(i, arc, use_limits);
+        let Some(unit_to) = to.try_normalize() else {
+            return turned;
+        };
+        let alignment = |turn: Quat| (turn * from).dot(unit_to);
+        let wanted = from.length();
+        let mut best = (alignment(turned), self.locals[i], self.covers[i], turned);
+        if !use_limits || self.limits[i].is_none() || best.0 >= wanted * (1.0 - 1e-6) {
+            return turned;
+        }
+        for k in 1..AIM_FAMILY {
+            let spin = rotation_about(
+                unit_to,
+                k as f32 * std::f32::consts::TAU / AIM_FAMILY as f32,
+            );
+            self.locals[i] = start_local;
+            self.covers[i] = start_cover;
+            let turned = self.turn_joint(i, spin * arc, use_limits);
+            let score = alignment(turned);
+            if score > best.0 {
+                best = (score, self.locals[i], self.covers[i], turned);
+            }
+        }
+        self.locals[i] = best.1;
+        self.covers[i] = best.2;
+        best.3
+    }
+
+    /// Turns joint `i` so that the world rotation it contributes changes by `turn` (world frame),
+    /// limits it, and returns the world-frame turn that actually happened.
+    #[inline]
+    pub(crate) fn turn_joint(&mut self, i: usize, turn: Quat, use_limits: bool) -> Quat {
+        let parent = self.parent_world(i);
+        let old_world = parent * self.locals[i];
+        self.locals[i] = (parent.conjugate() * (turn * old_world)).normalize();
+        self.limit_joint(i, use_limits);
+        let new_world = parent * self.locals[i];
+        new_world * old_world.conjugate()
+    }
+}

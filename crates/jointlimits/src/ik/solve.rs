@@ -1,0 +1,192 @@
+//! The iterative solvers on a rotational [`Chain`], with the limits inside the solve.
+
+use glam::{Quat, Vec3};
+
+use super::chain::Chain;
+use super::passes::{bend_toward, fabrik_pass, is_locked_straight, relaxation_pass};
+use super::progress::{IkOptions, IkReport, Progress, Step, StopReason};
+
+/// How far a lock-up escape bends the chain: the sideways move of an interior joint, as a
+/// fraction of its shorter bone (about 6°–9° of bend).
+const ESCAPE_BEND: f32 = 0.1;
+
+/// An iterative IK method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Solver {
+    /// Juckett's constraint relaxation: end effector onto the target, then every bone's length
+    /// restored from the end to the root, shared by the joints' weights.
+    Relaxation,
+    /// Forward and backward reaching (FABRIK).
+    Fabrik,
+    /// Cyclic coordinate descent: from the last joint to the first, each turns to point the end
+    /// effector at the target.
+    Ccd,
+}
+
+impl Solver {
+    /// Every solver, for reports and benches.
+    pub const ALL: [Solver; 3] = [Solver::Relaxation, Solver::Fabrik, Solver::Ccd];
+
+    /// The solver's name as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::Relaxation => "relaxation",
+            Solver::Fabrik => "fabrik",
+            Solver::Ccd => "ccd",
+        }
+    }
+
+    /// The solver called `name` (see [`Solver::name`]).
+    pub fn from_name(name: &str) -> Option<Solver> {
+        Solver::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
+
+/// Moves `chain`'s end effector toward `target` with `solver`, leaving the best pose found in the
+/// chain.
+///
+/// With `options.use_limits`, the start pose is first projected onto the limits, and after each
+/// pass every joint's local rotation is projected onto its limit, root first, the joints below
+/// re-aiming from where it ended up; every pose the solver can return satisfies all limits. When
+/// relaxation or FABRIK stalls against the limits, limit-aware CCD sweeps continue from the best
+/// pose for the remaining iterations. A
+/// straight chain with the target on its line (the lock-up no pass can leave) is bent toward
+/// `options.pole`. A non-finite target leaves the chain untouched and reports an infinite
+/// distance.
+pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOptions) -> IkReport {
+    let use_limits = options.use_limits;
+    if !target.is_finite() {
+        return IkReport {
+            iterations: 0,
+            distance: f32::INFINITY,
+            stop: StopReason::Stalled,
+            escapes: 0,
+        };
+    }
+    chain.limit_all(use_limits);
+    let mut progress = Progress::new(
+        options,
+        chain.length(),
+        chain.end_effector().distance(target),
+    );
+    if progress.already_reached() {
+        return progress.reached_report();
+    }
+    let mut best = Vec::with_capacity(2 * chain.len());
+    chain.save(&mut best);
+    let mut points: Vec<Vec3> = chain.positions().to_vec();
+    // Position passes ignore the limits and only meet them when the joints re-aim; where the
+    // limits trap them, limit-aware CCD sweeps finish from the best pose.
+    let mut method = solver;
+    // Limits make local minima that no sweep leaves; a few shaken restarts from the best pose
+    // find most of the way out (deterministically: the shake is seeded).
+    let (mut restarts, mut shake) = (0, Shake::new(target));
+    loop {
+        points.copy_from_slice(chain.positions());
+        let locked = is_locked_straight(&points, target, options.tolerance);
+        if locked {
+            bend_toward(
+                &mut points,
+                escape_pole(chain, options, progress.escapes),
+                ESCAPE_BEND,
+            );
+            progress.escapes += 1;
+        }
+        match method {
+            Solver::Relaxation => {
+                relaxation_pass(&mut points, chain.lengths(), chain.weights(), target);
+                chain.follow_points(&points, use_limits);
+            }
+            Solver::Fabrik => {
+                fabrik_pass(&mut points, chain.lengths(), target);
+                chain.follow_points(&points, use_limits);
+            }
+            Solver::Ccd => {
+                if locked {
+                    chain.follow_points(&points, use_limits);
+                }
+                ccd_sweep(chain, target, use_limits);
+            }
+        }
+        let step = progress.record(chain.end_effector().distance(target));
+        let (improved, stop) = match step {
+            Step::Continue { improved } => (improved, None),
+            Step::Stop { improved, reason } => (improved, Some(reason)),
+        };
+        if improved {
+            chain.save(&mut best);
+        }
+        if let Some(reason) = stop {
+            if !improved {
+                chain.restore(&best);
+            }
+            if reason == StopReason::Stalled && use_limits {
+                if method != Solver::Ccd {
+                    method = Solver::Ccd;
+                    progress.forget_stall();
+                    continue;
+                }
+                if restarts < MAX_RESTARTS {
+                    restarts += 1;
+                    chain.perturb(&mut shake, RESTART_ANGLE);
+                    progress.forget_stall();
+                    continue;
+                }
+            }
+            return progress.report(reason);
+        }
+    }
+}
+
+/// Restarts allowed after the limit-aware sweeps stall.
+const MAX_RESTARTS: usize = 8;
+
+/// The largest angle (radians) a restart turns each joint by.
+const RESTART_ANGLE: f32 = 2.5;
+
+/// A small deterministic random source for restarts (SplitMix64), seeded from the target so that
+/// the same problem always gives the same answer.
+pub(crate) struct Shake(u64);
+
+impl Shake {
+    fn new(target: Vec3) -> Shake {
+        let bits = target.to_array().map(f32::to_bits);
+        Shake(u64::from(bits[0]) ^ (u64::from(bits[1]) << 21) ^ (u64::from(bits[2]) << 42))
+    }
+
+    /// A number in `[-1, 1)`.
+    pub(crate) fn next_signed(&mut self) -> f32 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+    }
+}
+
+/// One CCD sweep from the last joint to the first. Joint `i`'s position does not depend on the
+/// joints below it, so only the end effector is carried along; positions are recomputed once at
+/// the end.
+fn ccd_sweep(chain: &mut Chain, target: Vec3, use_limits: bool) {
+    let mut end = chain.end_effector();
+    for i in (0..chain.len()).rev() {
+        let pivot = chain.positions()[i];
+        let turned = chain.aim_joint(i, end - pivot, target - pivot, use_limits);
+        end = pivot + turned * (end - pivot);
+    }
+    chain.update();
+}
+
+/// The direction to bend the `attempt`-th lock-up toward: the caller's pole, or in turn four
+/// directions perpendicular to the chain.
+fn escape_pole(chain: &Chain, options: &IkOptions, attempt: usize) -> Vec3 {
+    if let Some(pole) = options.pole.filter(|p| p.is_finite() && *p != Vec3::ZERO) {
+        return pole;
+    }
+    let axis = (chain.end_effector() - chain.positions()[0])
+        .try_normalize()
+        .unwrap_or(Vec3::X);
+    let first = axis.any_orthonormal_vector();
+    Quat::from_axis_angle(axis, attempt as f32 * std::f32::consts::FRAC_PI_2) * first
+}
