@@ -4,7 +4,7 @@ use glam::{Quat, Vec3};
 use thiserror::Error;
 
 use crate::joint_limit::JointLimit;
-use crate::rotation::{nearest_cover, quat_abs, rotation_about, rotation_between};
+use crate::rotation::{rotation_about, rotation_between};
 
 /// How many turns of the aiming family [`Chain::aim_joint`] tries when a limit clamps a joint.
 const AIM_FAMILY: usize = 6;
@@ -57,8 +57,6 @@ pub struct Chain<'a> {
     lengths: Vec<f32>,
     weights: Vec<f32>,
     limits: Vec<Option<&'a JointLimit>>,
-    /// Per joint, the cover of its relative rotation at the last projection (no side switching).
-    covers: Vec<Quat>,
     world: Vec<Quat>,
     positions: Vec<Vec3>,
 }
@@ -96,11 +94,6 @@ impl<'a> Chain<'a> {
             return Err(ChainError::NonFinite("bones"));
         }
         let locals: Vec<Quat> = locals.into_iter().map(Quat::normalize).collect();
-        let covers = locals
-            .iter()
-            .zip(&limits)
-            .map(|(&local, limit)| limit.map_or(local, |l| quat_abs(l.relative(local))))
-            .collect();
         let mut chain = Chain {
             base_position,
             base_rotation: base_rotation.normalize(),
@@ -109,7 +102,6 @@ impl<'a> Chain<'a> {
             bones,
             locals,
             limits,
-            covers,
             world: vec![Quat::IDENTITY; n],
             positions: vec![Vec3::ZERO; n + 1],
         };
@@ -255,10 +247,6 @@ impl<'a> Chain<'a> {
     /// the positions. Panics if the count differs.
     pub fn set_local_rotations(&mut self, locals: &[Quat]) {
         self.locals.copy_from_slice(locals);
-        for (index, cover) in self.covers.iter_mut().enumerate() {
-            let local = self.locals[index];
-            *cover = self.limits[index].map_or(local, |l| quat_abs(l.relative(local)));
-        }
         self.update();
     }
 
@@ -303,18 +291,16 @@ impl<'a> Chain<'a> {
         }
     }
 
-    /// Projects joint `i`'s local rotation onto its limit (when `use_limits`), measuring it in the
-    /// cover nearest the last one so a joint driven past 180° does not jump sides.
+    /// Projects joint `i`'s local rotation onto its limit (when `use_limits`).
+    ///
+    /// The relative rotation is measured the short way from the reference, as
+    /// [`JointLimit::limit`] does, so that every pose a solve returns passes that check. (A solve
+    /// makes jumps, aiming alternatives and restarts, across which the cover of a previous
+    /// iteration means nothing.)
     #[inline]
     pub(crate) fn limit_joint(&mut self, i: usize, use_limits: bool) {
-        let Some(limit) = self.limits[i].filter(|_| use_limits) else {
-            return;
-        };
-        let relative = nearest_cover(limit.relative(self.locals[i]), self.covers[i]);
-        let limited = limit.limit_relative(relative);
-        self.covers[i] = limited.relative;
-        if !limited.inside {
-            self.locals[i] = limit.local(limited.relative).normalize();
+        if let Some(limit) = self.limits[i].filter(|_| use_limits) {
+            self.locals[i] = limit.limit(self.locals[i]);
         }
     }
 
@@ -335,18 +321,15 @@ impl<'a> Chain<'a> {
         }
     }
 
-    /// Copies the pose state (rotations and covers) into `snapshot`.
+    /// Copies the local rotations into `snapshot`.
     pub(crate) fn save(&self, snapshot: &mut Vec<Quat>) {
         snapshot.clear();
         snapshot.extend_from_slice(&self.locals);
-        snapshot.extend_from_slice(&self.covers);
     }
 
     /// Restores a state saved by [`Chain::save`] and recomputes the positions.
     pub(crate) fn restore(&mut self, snapshot: &[Quat]) {
-        let n = self.locals.len();
-        self.locals.copy_from_slice(&snapshot[..n]);
-        self.covers.copy_from_slice(&snapshot[n..]);
+        self.locals.copy_from_slice(snapshot);
         self.update();
     }
 
@@ -386,14 +369,14 @@ impl<'a> Chain<'a> {
     /// that its projection of the shortest arc would refuse.
     pub(crate) fn aim_joint(&mut self, i: usize, from: Vec3, to: Vec3, use_limits: bool) -> Quat {
         let arc = rotation_between(from, to);
-        let (start_local, start_cover) = (self.locals[i], self.covers[i]);
+        let start_local = self.locals[i];
         let turned = self.turn_joint(i, arc, use_limits);
         let Some(unit_to) = to.try_normalize() else {
             return turned;
         };
         let alignment = |turn: Quat| (turn * from).dot(unit_to);
         let wanted = from.length();
-        let mut best = (alignment(turned), self.locals[i], self.covers[i], turned);
+        let mut best = (alignment(turned), self.locals[i], turned);
         if !use_limits || self.limits[i].is_none() || best.0 >= wanted * (1.0 - 1e-6) {
             return turned;
         }
@@ -403,16 +386,14 @@ impl<'a> Chain<'a> {
                 k as f32 * std::f32::consts::TAU / AIM_FAMILY as f32,
             );
             self.locals[i] = start_local;
-            self.covers[i] = start_cover;
             let turned = self.turn_joint(i, spin * arc, use_limits);
             let score = alignment(turned);
             if score > best.0 {
-                best = (score, self.locals[i], self.covers[i], turned);
+                best = (score, self.locals[i], turned);
             }
         }
         self.locals[i] = best.1;
-        self.covers[i] = best.2;
-        best.3
+        best.2
     }
 
     /// Turns joint `i` so that the world rotation it contributes changes by `turn` (world frame),
