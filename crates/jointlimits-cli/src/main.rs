@@ -5,6 +5,7 @@ mod check;
 mod clips;
 mod demo;
 mod fit;
+mod ik;
 mod inspect;
 
 use clap::{Parser, Subcommand};
@@ -83,6 +84,50 @@ enum Command {
         #[arg(long, value_parser = apply::parse_softening)]
         soften: Option<Softening>,
     },
+    /// Move a chain's end onto targets frame by frame, inside the limits (or, with --look-at,
+    /// turn the chain to look at the targets), and write the clip.
+    Ik {
+        /// The limits file.
+        limits: PathBuf,
+        /// The clip to change.
+        input: PathBuf,
+        /// The BVH file to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// ROOT..TIP: the joints from ROOT down to TIP. For IK, TIP is the end effector and the
+        /// joints above it rotate; for --look-at, every joint rotates and TIP aims.
+        #[arg(long)]
+        chain: String,
+        /// X,Y,Z[@FRAME or @FIRST-LAST]: a world-space target (clip units; frames from 0,
+        /// inclusive; all frames if none). Repeatable; the last one covering a frame wins.
+        #[arg(long = "target", value_parser = ik::parse_target)]
+        targets: Vec<ik::TargetSpec>,
+        /// A CSV target track, FRAME,X,Y,Z per line.
+        #[arg(long)]
+        targets_csv: Option<PathBuf>,
+        /// Look at the targets instead of reaching them.
+        #[arg(long)]
+        look_at: bool,
+        /// The aim axis in TIP's frame, for --look-at.
+        #[arg(long, default_value = "0,0,1", value_parser = ik::parse_vec3)]
+        aim: glam::Vec3,
+        /// relaxation, fabrik, ccd or two-bone (three joints: upper, lower, end).
+        #[arg(long, default_value = "relaxation", value_parser = ik::parse_method)]
+        solver: ik::Method,
+        /// Most iterations per frame.
+        #[arg(long, default_value_t = 100)]
+        iterations: usize,
+        /// Success distance in clip units (default 0.1% of the chain's length).
+        #[arg(long)]
+        tolerance: Option<f32>,
+        /// X,Y,Z: the world direction a straight chain bends toward (two-bone: the knee or
+        /// elbow's side).
+        #[arg(long, value_parser = ik::parse_vec3)]
+        pole: Option<glam::Vec3>,
+        /// Ignore the limits (for comparison).
+        #[arg(long)]
+        no_limits: bool,
+    },
     /// Report, per joint, the frames outside the limits; exit status 1 if any exceed the tolerance.
     Check {
         /// The limits file.
@@ -131,6 +176,47 @@ fn main() -> ExitCode {
             out,
             soften,
         } => apply::run(&limits, &input, &out, soften).map(|()| true),
+        Command::Ik {
+            limits,
+            input,
+            out,
+            chain,
+            mut targets,
+            targets_csv,
+            look_at,
+            aim,
+            solver,
+            iterations,
+            tolerance,
+            pole,
+            no_limits,
+        } => (|| {
+            if let Some(csv) = targets_csv {
+                targets.extend(ik::read_target_csv(&csv)?);
+            }
+            if targets.is_empty() {
+                anyhow::bail!("give at least one --target or a --targets-csv track");
+            }
+            let options = jointlimits::ik::IkOptions {
+                max_iterations: iterations.max(1),
+                tolerance: tolerance.unwrap_or(0.0),
+                use_limits: !no_limits,
+                pole,
+                ..Default::default()
+            };
+            ik::run(ik::IkRequest {
+                limits: &limits,
+                input: &input,
+                out: &out,
+                chain: &chain,
+                targets,
+                look_at,
+                aim,
+                method: solver,
+                options,
+            })
+        })()
+        .map(|()| true),
         Command::Check {
             limits,
             clips,

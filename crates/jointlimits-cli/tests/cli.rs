@@ -246,3 +246,180 @@ fn fit_apply_check_on_motion_capture() {
     assert!(!out.exists());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// World positions of joint `name` in every frame of a BVH file.
+fn joint_track(path: &std::path::Path, name: &str) -> Vec<glam::Vec3> {
+    let bvh = jointlimits_io::read_bvh_file(path).unwrap();
+    let motion = bvh.to_motion();
+    let joint = bvh.skeleton.find(name).unwrap();
+    (0..motion.frame_count())
+        .map(|f| bvh.skeleton.forward_kinematics(&motion.pose(f)).positions[joint])
+        .collect()
+}
+
+#[test]
+fn ik_moves_the_hand_onto_targets_inside_the_limits_and_look_at_turns_the_head() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_07.bvh") else {
+        return;
+    };
+    let dir = scratch("ik");
+    let (limits, out, track) = (
+        dir.join("limits.json"),
+        dir.join("ik.bvh"),
+        dir.join("targets.csv"),
+    );
+    let clip_s = clip.to_str().unwrap();
+    let fit = jointlimits(&["fit", clip_s, "-o", limits.to_str().unwrap()]);
+    assert!(
+        fit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fit.stderr)
+    );
+    // Targets the limits nearly surely allow: where the finger is 15 frames later, seen from the
+    // shoulder (the body moves meanwhile).
+    let finger = joint_track(&clip, "rMid1");
+    let shoulder = joint_track(&clip, "rShldr");
+    let goals: Vec<glam::Vec3> = (0..40)
+        .map(|f| shoulder[f] + finger[f + 15] - shoulder[f + 15])
+        .collect();
+    let csv: String = goals
+        .iter()
+        .enumerate()
+        .map(|(f, p)| format!("{f},{},{},{}\n", p.x, p.y, p.z))
+        .collect();
+    std::fs::write(&track, format!("frame,x,y,z\n{csv}")).unwrap();
+    for solver in ["relaxation", "fabrik", "ccd"] {
+        let ik = jointlimits(&[
+            "ik",
+            limits.to_str().unwrap(),
+            clip_s,
+            "-o",
+            out.to_str().unwrap(),
+            "--chain",
+            "rShldr..rMid1",
+            "--targets-csv",
+            track.to_str().unwrap(),
+            "--solver",
+            solver,
+        ]);
+        let stdout = String::from_utf8_lossy(&ik.stdout);
+        assert!(
+            ik.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&ik.stderr)
+        );
+        assert!(stdout.contains("40 frames solved"), "{stdout}");
+        let solved = joint_track(&out, "rMid1");
+        // The default tolerance: 0.1% of the chain's length.
+        let bvh = jointlimits_io::read_bvh_file(&clip).unwrap();
+        let length: f32 = ["rForeArm", "rHand", "rMid1"]
+            .iter()
+            .map(|n| {
+                bvh.skeleton.joints()[bvh.skeleton.find(n).unwrap()]
+                    .offset
+                    .length()
+            })
+            .sum();
+        let reached = (0..40)
+            .filter(|&f| solved[f].distance(goals[f]) <= 1e-3 * length)
+            .count();
+        assert!(
+            reached >= 36,
+            "{solver}: {reached} of 40 frames reached\n{stdout}"
+        );
+        // Frames without a target are untouched.
+        assert!(solved[100].distance(finger[100]) < 1e-3);
+        let check = jointlimits(&[
+            "check",
+            limits.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--tolerance",
+            "0.01",
+        ]);
+        assert!(
+            check.status.success(),
+            "{solver}: {}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+    }
+
+    // Look-at: the head's +Z turns toward a point far to the side.
+    let head = joint_track(&clip, "head");
+    let point = head[0] + glam::Vec3::new(500.0, 0.0, 200.0);
+    let target = format!("{},{},{}@0-9", point.x, point.y, point.z);
+    let look = jointlimits(&[
+        "ik",
+        limits.to_str().unwrap(),
+        clip_s,
+        "-o",
+        out.to_str().unwrap(),
+        "--chain",
+        "abdomen..head",
+        "--look-at",
+        "--target",
+        &target,
+    ]);
+    assert!(
+        look.status.success(),
+        "{}",
+        String::from_utf8_lossy(&look.stderr)
+    );
+    let aim_angle = |path: &std::path::Path, frame: usize| {
+        let bvh = jointlimits_io::read_bvh_file(path).unwrap();
+        let motion = bvh.to_motion();
+        let joint = bvh.skeleton.find("head").unwrap();
+        let global = bvh.skeleton.forward_kinematics(&motion.pose(frame));
+        let aim = global.rotations[joint] * glam::Vec3::Z;
+        aim.angle_between(point - global.positions[joint])
+    };
+    for frame in 0..10 {
+        assert!(aim_angle(&out, frame) < aim_angle(&clip, frame) - 0.1);
+    }
+
+    // Bad requests fail cleanly, naming the problem, and write nothing.
+    let missing = dir.join("never.bvh");
+    for (args, message) in [
+        (
+            vec!["--chain", "rHand..rShldr", "--target", "1,2,3"],
+            "not an ancestor",
+        ),
+        (
+            vec!["--chain", "rShldr..nope", "--target", "1,2,3"],
+            "no joint called",
+        ),
+        (
+            vec!["--chain", "rShldr..rMid1", "--target", "1,2,3@5000"],
+            "frames",
+        ),
+        (
+            vec!["--chain", "rShldr..rMid1", "--target", "1,nan,3"],
+            "finite",
+        ),
+        (vec!["--chain", "rShldr..rMid1"], "at least one"),
+        (
+            vec![
+                "--chain",
+                "rShldr..rMid1",
+                "--target",
+                "1,2,3",
+                "--solver",
+                "two-bone",
+            ],
+            "three joints",
+        ),
+    ] {
+        let mut all = vec![
+            "ik",
+            limits.to_str().unwrap(),
+            clip_s,
+            "-o",
+            missing.to_str().unwrap(),
+        ];
+        all.extend(args);
+        let output = jointlimits(&all);
+        assert_eq!(output.status.code(), Some(2), "{all:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(message), "{all:?}: {stderr}");
+        assert!(!missing.exists());
+    }
+}
