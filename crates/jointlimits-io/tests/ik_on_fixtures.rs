@@ -1,99 +1,16 @@
-//! IK with limits fitted to real motion capture (the CMU clips in Daz's skeleton): an arm of 3
-//! bones (shoulder, elbow, wrist → middle finger) and of 6 bones (abdomen, chest, collar,
-//! shoulder, elbow, wrist), scaled to 1 m, solved toward 10,000 targets that the limits allow
-//! (the hand of another captured frame), with and without the limits. Every final pose must
-//! satisfy every limit; the success rates (end within 1 mm) and mean iterations are printed:
-//! `cargo test --release -p jointlimits-io --test ik_on_fixtures -- --nocapture`.
+//! IK with limits fitted to real motion capture (see `common/ik_problems.rs`): arms of 3 and 6
+//! bones scaled to 1 m, solved toward 10,000 targets that the limits allow, with and without the
+//! limits, by every solver (and two-bone IK on the upper arm). Every final pose must satisfy
+//! every limit; success rates (end within 1 mm) and mean iterations are printed:
+//! `cargo test --release -p jointlimits-io --test ik_on_fixtures -- --nocapture`
+//! (`IK_TARGETS=N` changes the count).
 
-use glam::{Quat, Vec3};
-use jointlimits::fit::{FitOptions, ReferenceChoice, fit_skeleton_limits};
-use jointlimits::ik::{Chain, IkOptions, Solver, solve, solve_two_bone};
-use jointlimits::{JointLimit, Motion, Skeleton, SkeletonLimits};
-use jointlimits_io::read_bvh_file;
-use jointlimits_testdata::{SplitMix, fixture};
+mod common;
 
-const CLIPS: [&str; 4] = [
-    "cmu_daz/martial_04.bvh",
-    "cmu_daz/martial_07.bvh",
-    "cmu_daz/salsa_10.bvh",
-    "cmu_daz/indian_13.bvh",
-];
-
-const THREE_BONES: [&str; 4] = ["rShldr", "rForeArm", "rHand", "rMid1"];
-const SIX_BONES: [&str; 7] = [
-    "abdomen", "chest", "rCollar", "rShldr", "rForeArm", "rHand", "rMid1",
-];
-const TWO_BONES: [&str; 3] = ["rShldr", "rForeArm", "rHand"];
-
-struct Capture {
-    skeleton: Skeleton,
-    clips: Vec<Motion>,
-    limits: SkeletonLimits,
-}
-
-fn capture() -> Option<Capture> {
-    let mut skeleton = None;
-    let mut clips = Vec::new();
-    for name in CLIPS {
-        let bvh = read_bvh_file(fixture(name)?).unwrap();
-        clips.push(bvh.to_motion());
-        skeleton.get_or_insert(bvh.skeleton);
-    }
-    let skeleton = skeleton?;
-    let options = FitOptions {
-        padding: 2f64.to_radians(),
-        reference: ReferenceChoice::Bind,
-        ..FitOptions::default()
-    };
-    let refs: Vec<&Motion> = clips.iter().collect();
-    let limits = fit_skeleton_limits(&skeleton, &refs, &options, &|_| {}).unwrap();
-    Some(Capture {
-        skeleton,
-        clips,
-        limits,
-    })
-}
-
-/// One arm of the capture: joint indices, bones scaled to a 1 m chain, per-joint limits.
-struct Arm<'a> {
-    joints: Vec<usize>,
-    bones: Vec<Vec3>,
-    limits: Vec<Option<&'a JointLimit>>,
-}
-
-impl<'a> Arm<'a> {
-    fn new(capture: &Capture, per_joint: &'a [Option<JointLimit>], names: &[&str]) -> Arm<'a> {
-        let path: Vec<usize> = names
-            .iter()
-            .map(|n| capture.skeleton.find(n).unwrap())
-            .collect();
-        let offsets: Vec<Vec3> = path[1..]
-            .iter()
-            .map(|&j| capture.skeleton.joints()[j].offset)
-            .collect();
-        let length: f32 = offsets.iter().map(|o| o.length()).sum();
-        let joints = path[..path.len() - 1].to_vec();
-        Arm {
-            bones: offsets.iter().map(|o| *o / length).collect(),
-            limits: joints.iter().map(|&j| per_joint[j].as_ref()).collect(),
-            joints,
-        }
-    }
-
-    /// The chain in the pose of `frame` of `clip`, based at the origin in the frame's parent
-    /// orientation (`base`, shared by start and goal so that targets are comparable).
-    fn chain(&self, motion: &Motion, frame: usize, base: Quat) -> Chain<'a> {
-        let rotations = motion.frame_rotations(frame);
-        Chain::new(
-            Vec3::ZERO,
-            base,
-            self.joints.iter().map(|&j| rotations[j]).collect(),
-            self.bones.clone(),
-            self.limits.clone(),
-        )
-        .unwrap()
-    }
-}
+use common::ik_problems::{Arm, SIX_BONES, THREE_BONES, TWO_BONES, capture};
+use glam::Vec3;
+use jointlimits::ik::{Chain, IkOptions, IkReport, Solver, solve, solve_two_bone};
+use jointlimits_testdata::SplitMix;
 
 #[derive(Default)]
 struct Tally {
@@ -116,79 +33,61 @@ impl Tally {
     }
 }
 
-/// A random captured frame: (clip, frame).
-fn random_frame(random: &mut SplitMix, clips: &[Motion]) -> (usize, usize) {
-    let clip = (random.next_signed().abs() * clips.len() as f32) as usize % clips.len();
-    let frames = clips[clip].frame_count();
-    (
-        clip,
-        (random.next_signed().abs() * frames as f32) as usize % frames,
-    )
-}
-
 #[test]
 fn ik_with_fitted_limits_reaches_captured_targets_without_violations() {
-    let Some(capture) = capture() else {
-        eprintln!("skipping: the CMU fixtures are not available");
-        return;
-    };
-    let per_joint: Vec<Option<JointLimit>> = {
-        let limiter = capture.limits.bind(&capture.skeleton).unwrap();
-        (0..capture.skeleton.len())
-            .map(|j| limiter.joint_limit(j).cloned())
-            .collect()
-    };
+    let Some(capture) = capture() else { return };
     let targets: usize = std::env::var("IK_TARGETS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(10_000);
     let mut lines = Vec::new();
+    let mut check = |tally: Tally, label: String, use_limits: bool| {
+        lines.push(tally.line(&label));
+        if use_limits {
+            assert!(tally.worst_violation <= 1e-4, "{}", tally.line(&label));
+        }
+        assert!(
+            tally.reached * 100 >= tally.solves * 95,
+            "{}",
+            tally.line(&label)
+        );
+    };
     for (label, names) in [("3 bones", &THREE_BONES[..]), ("6 bones", &SIX_BONES[..])] {
-        let arm = Arm::new(&capture, &per_joint, names);
+        let arm = Arm::new(&capture, names);
+        let problems = arm.problems(&capture, targets, 2026);
         for solver in Solver::ALL {
             for use_limits in [true, false] {
-                let tally = run(&capture, &arm, targets, use_limits, |chain, target, o| {
+                let tally = run(&arm, &problems, use_limits, |chain, target, o| {
                     solve(chain, target, solver, o)
                 });
                 let mode = if use_limits { "limits" } else { "no limits" };
-                lines.push(tally.line(&format!("{label} {} {mode}", solver.name())));
-                if use_limits {
-                    assert!(tally.worst_violation <= 1e-4, "{}", lines.last().unwrap());
-                    assert!(
-                        tally.reached * 100 >= tally.solves * 90,
-                        "{}",
-                        lines.last().unwrap()
-                    );
-                }
+                check(
+                    tally,
+                    format!("{label} {} {mode}", solver.name()),
+                    use_limits,
+                );
             }
         }
     }
-    let arm = Arm::new(&capture, &per_joint, &TWO_BONES);
+    let arm = Arm::new(&capture, &TWO_BONES);
+    let problems = arm.problems(&capture, targets, 2026);
     for use_limits in [true, false] {
-        let tally = run(&capture, &arm, targets, use_limits, solve_two_bone);
+        let tally = run(&arm, &problems, use_limits, solve_two_bone);
         let mode = if use_limits { "limits" } else { "no limits" };
-        lines.push(tally.line(&format!("2 bones two-bone {mode}")));
-        assert!(tally.worst_violation <= 1e-4 || !use_limits);
-        assert!(
-            tally.reached * 100 >= tally.solves * 90,
-            "{}",
-            lines.last().unwrap()
-        );
+        check(tally, format!("2 bones two-bone {mode}"), use_limits);
     }
     for line in lines {
         println!("{line}");
     }
 }
 
-/// Solves `count` random captured targets from random captured starts.
+/// Solves every problem from its start.
 fn run(
-    capture: &Capture,
     arm: &Arm,
-    count: usize,
+    problems: &[common::ik_problems::Problem],
     use_limits: bool,
-    solver: impl Fn(&mut Chain, Vec3, &IkOptions) -> jointlimits::ik::IkReport,
+    solver: impl Fn(&mut Chain, Vec3, &IkOptions) -> IkReport,
 ) -> Tally {
-    let mut random = SplitMix(2026);
     let mut tally = Tally::default();
     let options = IkOptions {
         max_iterations: 100,
@@ -196,23 +95,11 @@ fn run(
         use_limits,
         ..IkOptions::default()
     };
-    let base_joint = capture.skeleton.joints()[arm.joints[0]].parent;
-    for _ in 0..count {
-        let (start_clip, start_frame) = random_frame(&mut random, &capture.clips);
-        let (goal_clip, goal_frame) = random_frame(&mut random, &capture.clips);
-        let start_motion = &capture.clips[start_clip];
-        let base = base_joint.map_or(Quat::IDENTITY, |p| {
-            capture
-                .skeleton
-                .forward_kinematics(&start_motion.pose(start_frame))
-                .rotations[p]
-        });
-        let target = arm
-            .chain(&capture.clips[goal_clip], goal_frame, base)
-            .end_effector();
-        let mut chain = arm.chain(start_motion, start_frame, base);
-        let report = solver(&mut chain, target, &options);
+    for problem in problems {
+        let mut chain = arm.chain(problem);
+        let report = solver(&mut chain, problem.target, &options);
         assert!(chain.positions().iter().all(|p| p.is_finite()));
+        assert!((chain.end_effector().distance(problem.target) - report.distance).abs() < 1e-5);
         tally.solves += 1;
         tally.reached += usize::from(report.distance <= options.tolerance);
         tally.iterations += report.iterations;
@@ -226,17 +113,11 @@ fn run(
 
 #[test]
 fn unreachable_targets_are_approached_within_the_fitted_limits() {
-    let Some(capture) = capture() else {
-        eprintln!("skipping: the CMU fixtures are not available");
-        return;
-    };
-    let limiter = capture.limits.bind(&capture.skeleton).unwrap();
-    let per_joint: Vec<Option<JointLimit>> = (0..capture.skeleton.len())
-        .map(|j| limiter.joint_limit(j).cloned())
-        .collect();
-    let arm = Arm::new(&capture, &per_joint, &SIX_BONES);
+    let Some(capture) = capture() else { return };
+    let arm = Arm::new(&capture, &SIX_BONES);
+    let problems = arm.problems(&capture, 200, 8);
     let mut random = SplitMix(8);
-    for _ in 0..200 {
+    for problem in &problems {
         let direction = Vec3::new(
             random.next_signed(),
             random.next_signed(),
@@ -245,7 +126,7 @@ fn unreachable_targets_are_approached_within_the_fitted_limits() {
         .normalize_or(Vec3::X);
         let target = direction * 1.5;
         for solver in Solver::ALL {
-            let mut chain = arm.chain(&capture.clips[0], 0, Quat::IDENTITY);
+            let mut chain = arm.chain(problem);
             let report = solve(&mut chain, target, solver, &IkOptions::default());
             assert!(report.distance.is_finite() && report.distance >= 0.5 - 1e-4);
             assert!(chain.positions().iter().all(|p| p.is_finite()));

@@ -310,11 +310,11 @@ impl<'a> Chain<'a> {
     /// then limited, and the joints below aim from where it really ended up.
     pub(crate) fn follow_points(&mut self, points: &[Vec3], use_limits: bool) {
         let mut parent = self.base_rotation;
-        // `aim_joint` reads the parent's world rotation from `world`, updated as we go.
+        // `turn_joint` reads the parent's world rotation from `world`, updated as we go.
         for i in 0..self.locals.len() {
             let bone = parent * self.locals[i] * self.bones[i];
             let wanted = points[i + 1] - self.positions[i];
-            self.aim_joint(i, bone, wanted, use_limits);
+            self.turn_joint(i, rotation_between(bone, wanted), use_limits);
             parent *= self.locals[i];
             self.world[i] = parent;
             self.positions[i + 1] = self.positions[i] + parent * self.bones[i];
