@@ -7,7 +7,7 @@ use crate::joint_limit::JointLimit;
 use crate::rotation::{rotation_about, rotation_between};
 
 /// How many turns of the aiming family [`Chain::aim_joint`] tries when a limit clamps a joint.
-const AIM_FAMILY: usize = 6;
+const AIM_FAMILY: usize = 4;
 use crate::skeleton::{Pose, Skeleton};
 
 /// Why a chain could not be built.
@@ -364,7 +364,7 @@ impl<'a> Chain<'a> {
     ///
     /// Every rotation `rot(to, φ)·arc(from, to)` points `from` along `to`; the shortest arc
     /// (`φ = 0`) keeps the joint's twist and is used when the limit accepts it. When the limit
-    /// clamps it, the members `φ = k·60°` are tried too and the one whose limited result points
+    /// clamps it, the members `φ = k·90°` are tried too and the one whose limited result points
     /// `from` nearest to `to` is kept: a hinge, say, can often follow a turn about another axis
     /// that its projection of the shortest arc would refuse.
     pub(crate) fn aim_joint(&mut self, i: usize, from: Vec3, to: Vec3, use_limits: bool) -> Quat {
