@@ -10,6 +10,16 @@ fn jointlimits(args: &[&str]) -> Output {
         .expect("the binary runs")
 }
 
+/// Asserts that `jointlimits check LIMITS CLIP --tolerance DEG` finds every frame inside.
+fn assert_check_passes(limits: &str, clip: &str, tolerance_degrees: &str, context: &str) {
+    let check = jointlimits(&["check", limits, clip, "--tolerance", tolerance_degrees]);
+    assert!(
+        check.status.success(),
+        "{context}: {}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("jointlimits-cli-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -204,18 +214,7 @@ fn fit_apply_check_on_motion_capture() {
         "{}",
         String::from_utf8_lossy(&apply.stderr)
     );
-    let check = jointlimits(&[
-        "check",
-        limits_s,
-        limited.to_str().unwrap(),
-        "--tolerance",
-        "0.001",
-    ]);
-    assert!(
-        check.status.success(),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
+    assert_check_passes(limits_s, limited.to_str().unwrap(), "0.001", "apply");
     let soft = dir.join("soft.bvh");
     let apply = jointlimits(&[
         "apply",
@@ -329,17 +328,11 @@ fn ik_moves_the_hand_onto_targets_inside_the_limits_and_look_at_turns_the_head()
         );
         // Frames without a target are untouched.
         assert!(solved[100].distance(finger[100]) < 1e-3);
-        let check = jointlimits(&[
-            "check",
+        assert_check_passes(
             limits.to_str().unwrap(),
             out.to_str().unwrap(),
-            "--tolerance",
             "0.01",
-        ]);
-        assert!(
-            check.status.success(),
-            "{solver}: {}",
-            String::from_utf8_lossy(&check.stdout)
+            solver,
         );
     }
 

@@ -59,6 +59,9 @@ pub struct Chain<'a> {
     limits: Vec<Option<&'a JointLimit>>,
     world: Vec<Quat>,
     positions: Vec<Vec3>,
+    /// Buffers the solvers borrow (pass points, best rotations), kept to avoid allocating.
+    scratch_points: Vec<Vec3>,
+    scratch_best: Vec<Quat>,
 }
 
 impl<'a> Chain<'a> {
@@ -104,6 +107,8 @@ impl<'a> Chain<'a> {
             limits,
             world: vec![Quat::IDENTITY; n],
             positions: vec![Vec3::ZERO; n + 1],
+            scratch_points: Vec::with_capacity(n + 1),
+            scratch_best: Vec::with_capacity(n),
         };
         chain.update();
         Ok(chain)
@@ -319,6 +324,20 @@ impl<'a> Chain<'a> {
             self.world[i] = parent;
             self.positions[i + 1] = self.positions[i] + parent * self.bones[i];
         }
+    }
+
+    /// Lends the scratch buffers (points, best rotations) to a solver.
+    pub(crate) fn take_scratch(&mut self) -> (Vec<Vec3>, Vec<Quat>) {
+        (
+            std::mem::take(&mut self.scratch_points),
+            std::mem::take(&mut self.scratch_best),
+        )
+    }
+
+    /// Takes the scratch buffers back.
+    pub(crate) fn return_scratch(&mut self, points: Vec<Vec3>, best: Vec<Quat>) {
+        self.scratch_points = points;
+        self.scratch_best = best;
     }
 
     /// Copies the local rotations into `snapshot`.

@@ -5,7 +5,7 @@
 //! `lengths[i]`.
 
 use super::point::ChainPoint;
-use super::progress::{IkOptions, IkReport, Progress, Step, StopReason};
+use super::progress::{IkOptions, IkReport, Progress, Step};
 use super::solve::Solver;
 
 /// Squared lengths below this are coincident points with no direction.
@@ -168,12 +168,7 @@ pub fn solve_points<P: ChainPoint>(
 ) -> IkReport {
     let end = lengths.len();
     if !target.is_finite() || points.len() != end + 1 || weights.len() != end + 1 {
-        return IkReport {
-            iterations: 0,
-            distance: f32::INFINITY,
-            stop: StopReason::Stalled,
-            escapes: 0,
-        };
+        return IkReport::untouched(f32::INFINITY);
     }
     let reach: f32 = lengths.iter().sum();
     let mut progress = Progress::new(options, reach, (points[end] - target).length());

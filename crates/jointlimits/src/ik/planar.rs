@@ -5,7 +5,7 @@ use std::f32::consts::{PI, TAU};
 use glam::{Quat, Vec2, Vec3};
 
 use super::chain::Chain;
-use super::progress::{IkOptions, IkReport, StopReason};
+use super::progress::{IkOptions, IkReport};
 use super::solve::{Solver, solve};
 use crate::authored::HingeLimit;
 use crate::joint_limit::{JointLimit, LimitRegion};
@@ -80,12 +80,7 @@ impl PlanarChain {
     /// and the restarts.
     pub fn solve(&mut self, target: Vec2, solver: Solver, options: &IkOptions) -> IkReport {
         if !target.is_finite() || self.angles.is_empty() {
-            return IkReport {
-                iterations: 0,
-                distance: f32::INFINITY,
-                stop: StopReason::Stalled,
-                escapes: 0,
-            };
+            return IkReport::untouched(f32::INFINITY);
         }
         let hinges: Vec<JointLimit> = self
             .ranges
@@ -120,14 +115,9 @@ impl PlanarChain {
             self.lengths.iter().map(|&l| Vec3::X * l).collect(),
             limits,
         ) else {
-            return IkReport {
-                iterations: 0,
-                distance: f32::INFINITY,
-                stop: StopReason::Stalled,
-                escapes: 0,
-            };
+            return IkReport::untouched(f32::INFINITY);
         };
-        // The chain already takes its weights from us, one per point.
+        // Weights of the wrong length (one per joint plus the end is needed) count as all ones.
         if chain.set_weights(&self.weights).is_err() {
             chain.set_weights(&vec![1.0; self.angles.len() + 1]).ok();
         }

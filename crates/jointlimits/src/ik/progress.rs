@@ -61,6 +61,17 @@ pub struct IkReport {
 }
 
 impl IkReport {
+    /// The report of a solve that changed nothing: no iteration, stopped as
+    /// [`StopReason::Stalled`] (a target or chain it cannot work with).
+    pub fn untouched(distance: f32) -> IkReport {
+        IkReport {
+            iterations: 0,
+            distance,
+            stop: StopReason::Stalled,
+            escapes: 0,
+        }
+    }
+
     /// Whether the end effector reached the target within the tolerance.
     pub fn reached(&self) -> bool {
         self.stop == StopReason::Reached

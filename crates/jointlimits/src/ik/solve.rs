@@ -56,12 +56,7 @@ impl Solver {
 pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOptions) -> IkReport {
     let use_limits = options.use_limits;
     if !target.is_finite() {
-        return IkReport {
-            iterations: 0,
-            distance: f32::INFINITY,
-            stop: StopReason::Stalled,
-            escapes: 0,
-        };
+        return IkReport::untouched(f32::INFINITY);
     }
     chain.limit_all(use_limits);
     let mut progress = Progress::new(
@@ -72,9 +67,11 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
     if progress.already_reached() {
         return progress.reached_report();
     }
-    let mut best = Vec::with_capacity(2 * chain.len());
+    // The chain lends its scratch buffers, so a solve does not allocate once they have grown.
+    let (mut points, mut best) = chain.take_scratch();
     chain.save(&mut best);
-    let mut points: Vec<Vec3> = chain.positions().to_vec();
+    points.clear();
+    points.extend_from_slice(chain.positions());
     // Position passes ignore the limits and only meet them when the joints re-aim; where the
     // limits trap them, limit-aware CCD sweeps finish from the best pose.
     let mut method = solver;
@@ -133,6 +130,7 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
                     continue;
                 }
             }
+            chain.return_scratch(points, best);
             return progress.report(reason);
         }
     }

@@ -22,18 +22,11 @@ use crate::rotation::{rotation_about, rotation_between};
 /// end gets as close as the limits allow. Returns [`StopReason::Stalled`] for a chain that does not
 /// have exactly two joints or a non-finite target, leaving it untouched.
 pub fn solve_two_bone(chain: &mut Chain, target: Vec3, options: &IkOptions) -> IkReport {
-    let untouched = IkReport {
-        iterations: 0,
-        distance: if target.is_finite() {
-            chain.end_effector().distance(target)
-        } else {
-            f32::INFINITY
-        },
-        stop: StopReason::Stalled,
-        escapes: 0,
-    };
-    if chain.len() != 2 || !target.is_finite() {
-        return untouched;
+    if !target.is_finite() {
+        return IkReport::untouched(f32::INFINITY);
+    }
+    if chain.len() != 2 {
+        return IkReport::untouched(chain.end_effector().distance(target));
     }
     let (l1, l2) = (chain.lengths()[0], chain.lengths()[1]);
     let [a, b, c] = [0, 1, 2].map(|i| chain.positions()[i]);
