@@ -162,7 +162,7 @@ fn projection(c: &mut Criterion) {
         group.finish();
     }
     // The reach cone limits the direction of the twist axis and the twist, so it has one group
-    // of its own; `limit_many` sends it through `limit` one rotation at a time.
+    // of its own.
     let limit = limit_for(SpaceKind::SwingTwist, ShapeKind::ReachCone, &walk);
     let (queries, outside) = half_outside_inputs(&limit, &walk, 4096);
     eprintln!(

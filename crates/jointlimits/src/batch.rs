@@ -3,8 +3,9 @@
 //! The rotations go through in groups of [`LANES`] laid out as structure-of-arrays, and every
 //! step that is the same for all of them (the reference change, the logarithm or swing-twist
 //! split, the exponential, the way back) is written lane by lane without branches, so the compiler
-//! turns it into SIMD code. Only the projection onto a polytope or an ellipsoid's surface runs
-//! lane by lane, and only for the lanes that are outside.
+//! turns it into SIMD code. Only the projection onto a polytope or an ellipsoid's surface, a reach
+//! cone's slice lookup and its nearest boundary point run lane by lane, and the projections only
+//! for the lanes that are outside.
 //!
 //! The results equal [`JointLimit::limit`] (stateless, short way from the reference) up to f32
 //! rounding; inside rotations come back bit for bit unchanged.
@@ -18,6 +19,7 @@ use glam::{Mat3, Quat, Vec3};
 
 use crate::fast_trig;
 use crate::joint_limit::{JointLimit, LimitRegion, TwistRange};
+use crate::reach_cone::{ReachConeLimit, pseudo_azimuth};
 use crate::rotation::from_scaled_angle_axis;
 use crate::shape::ellipsoid::{newton_step, still_climbing};
 use crate::shape::{BoxShape, EllipsoidShape, Frame, Polytope, Shape};
@@ -91,13 +93,12 @@ impl JointLimit {
     /// Limits every rotation of `rotations` (local rotations of this joint) in place, like
     /// [`JointLimit::limit`] on each, vectorised across them.
     ///
-    /// Stateless: each rotation is measured the short way from the reference. Reach cones,
-    /// authored regions and joints with softening go through [`JointLimit::limit`] one rotation
-    /// at a time.
+    /// Stateless: each rotation is measured the short way from the reference. Authored regions
+    /// and joints with softening go through [`JointLimit::limit`] one rotation at a time.
     pub fn limit_many(&self, rotations: &mut [Quat]) {
         let lane_kernel = matches!(
             self.region,
-            LimitRegion::Full { .. } | LimitRegion::SwingTwist { .. }
+            LimitRegion::Full { .. } | LimitRegion::SwingTwist { .. } | LimitRegion::ReachCone(_)
         );
         if self.softening.is_some() || !lane_kernel {
             for q in rotations.iter_mut() {
@@ -152,6 +153,7 @@ impl JointLimit {
                 swing,
                 twist,
             } => limit_swing_twist(&relative, *twist_axis, swing_basis, swing, twist),
+            LimitRegion::ReachCone(limit) => limit_reach_cone(&relative, limit),
             // Regions without lane kernels (limit_many normally sends them one at a time).
             _ => {
                 for q in group.iter_mut() {
@@ -454,6 +456,50 @@ fn limit_swing_twist(
         out.y[i] = aw * by - ax * bz + ay * bw + az * bx;
         out.z[i] = aw * bz + ax * by - ay * bx + az * bw;
         out.w[i] = aw * bw - ax * bx - ay * by - az * bz;
+    }
+    (out, inside)
+}
+
+/// Reach-cone limiting of every lane: the twist angles, the axis directions `q·axis` and their
+/// azimuths around `V` lane by lane; then each lane's slice, inside test and twist range, and
+/// the nearest allowed rotation for the lanes outside, one at a time.
+#[inline(always)]
+fn limit_reach_cone(relative: &Quats, limit: &ReachConeLimit) -> (Quats, [bool; LANES]) {
+    let axis = limit.twist_axis;
+    let (e1, e2) = limit.cone.tangent();
+    let mut twist = [0.0; LANES];
+    let mut direction = Points::default();
+    let mut azimuth = [0.0; LANES];
+    for i in 0..LANES {
+        let (x, y, z, w) = (relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
+        let along = x * axis.x + y * axis.y + z * axis.z;
+        twist[i] = 2.0 * atan2(along, w);
+        // q·a = a + 2w(v × a) + 2v × (v × a).
+        let (cx, cy, cz) = (
+            y * axis.z - z * axis.y,
+            z * axis.x - x * axis.z,
+            x * axis.y - y * axis.x,
+        );
+        let (dx, dy, dz) = (
+            axis.x + 2.0 * (w * cx + y * cz - z * cy),
+            axis.y + 2.0 * (w * cy + z * cx - x * cz),
+            axis.z + 2.0 * (w * cz + x * cy - y * cx),
+        );
+        (direction.x[i], direction.y[i], direction.z[i]) = (dx, dy, dz);
+        azimuth[i] = pseudo_azimuth(
+            dx * e1.x + dy * e1.y + dz * e1.z,
+            dx * e2.x + dy * e2.y + dz * e2.z,
+        );
+    }
+    let mut out = *relative;
+    let mut inside = [true; LANES];
+    for i in 0..LANES {
+        let d = direction.get(i);
+        let q = Quat::from_xyzw(relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
+        let limited = limit.limit_measured(q, twist[i], d, limit.cone.slice_at(d, azimuth[i]));
+        inside[i] = limited.inside;
+        let r = limited.relative;
+        (out.x[i], out.y[i], out.z[i], out.w[i]) = (r.x, r.y, r.z, r.w);
     }
     (out, inside)
 }

@@ -189,6 +189,12 @@ pub fn rotation_between(from: Vec3, to: Vec3) -> Quat {
     let (Some(a), Some(b)) = (from.try_normalize(), to.try_normalize()) else {
         return Quat::IDENTITY;
     };
+    rotation_between_units(a, b)
+}
+
+/// [`rotation_between`] for unit directions, which it does not normalise again.
+#[inline]
+pub fn rotation_between_units(a: Vec3, b: Vec3) -> Quat {
     let cos = a.dot(b);
     if cos < -1.0 + 1e-6 {
         return Quat::from_axis_angle(a.any_orthonormal_vector(), std::f32::consts::PI);

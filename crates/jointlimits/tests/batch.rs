@@ -1,5 +1,5 @@
 //! The vectorised [`JointLimit::limit_many`] agrees with [`JointLimit::limit`] on every shape and
-//! space, leaves inside rotations bit for bit unchanged and handles lengths that are not a
+//! space and on reach cones, leaves inside rotations bit for bit unchanged and handles lengths that are not a
 //! multiple of the lane count.
 
 use glam::{Quat, Vec3};
@@ -57,6 +57,22 @@ fn limits() -> Vec<JointLimit> {
             );
         }
     }
+    let options = FitOptions {
+        space: SpaceKind::SwingTwist,
+        shape: ShapeKind::ReachCone,
+        padding: 0.02,
+        ..FitOptions::default()
+    };
+    limits.push(
+        fit_joint_limit(
+            "joint",
+            reference,
+            std::slice::from_ref(&rotations),
+            Vec3::Y,
+            &options,
+        )
+        .unwrap(),
+    );
     limits
 }
 

@@ -72,9 +72,11 @@ impl EdgeTable {
         // vectorise), reduced at the end. Chords, not cosines: near 1 an f32 cosine resolves
         // angles only to about 3e-4 rad, a chord to about 1e-7.
         let mut best_chord = [f32::INFINITY; CHUNK];
-        let mut best_chunk = [0u32; CHUNK];
+        // Chunk numbers as floats, so that the selects stay in vector registers.
+        let mut best_chunk = [0.0f32; CHUNK];
         for (index, chunk) in self.chunks.iter().enumerate() {
             let c = &chunk.0;
+            let index = index as f32;
             let dot = |k: usize, j: usize| c[k][j] * d.x + c[k + 1][j] * d.y + c[k + 2][j] * d.z;
             let chord = |k: usize, j: usize| {
                 let (x, y, z) = (d.x - c[k][j], d.y - c[k + 1][j], d.z - c[k + 2][j]);
@@ -92,19 +94,25 @@ impl EdgeTable {
                     at_ends
                 };
                 let better = distance < best_chord[j];
+                best_chunk[j] = if better { index } else { best_chunk[j] };
                 best_chord[j] = if better { distance } else { best_chord[j] };
-                best_chunk[j] = if better { index as u32 } else { best_chunk[j] };
             }
         }
-        // Branch-free reduction: which lane wins is data, not a pattern to predict.
-        let mut best = 0;
-        for j in 1..CHUNK {
-            best = if best_chord[j] < best_chord[best] {
-                j
-            } else {
-                best
-            };
+        // The smallest chord by a tree of lane-wise minima, then the first lane holding it
+        // from a bit mask: no chain of eight dependent comparisons.
+        let mut smallest = best_chord;
+        let mut width = CHUNK / 2;
+        while width > 0 {
+            for j in 0..width {
+                smallest[j] = smallest[j].min(smallest[j + width]);
+            }
+            width /= 2;
         }
+        let mut holders = 0u32;
+        for (j, &chord) in best_chord.iter().enumerate() {
+            holders |= u32::from(chord == smallest[0]) << j;
+        }
+        let best = (holders.trailing_zeros() as usize).min(CHUNK - 1);
         let edge = best_chunk[best] as usize * CHUNK + best;
         let edge = if edge < self.count { edge } else { 0 };
         (self.point_on(edge, d), edge)

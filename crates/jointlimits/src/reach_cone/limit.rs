@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::ReachCone;
 use crate::joint_limit::Limited;
-use crate::rotation::{rotation_about, rotation_between};
+use crate::rotation::{rotation_about, rotation_between_units};
 
 /// A joint limit made of a reach cone for the direction of the twist axis and swing-dependent
 /// twist limits.
@@ -38,7 +38,20 @@ impl ReachConeLimit {
         let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
         let twist = 2.0 * crate::fast_trig::atan2(along, relative.w);
         let direction = relative * axis;
-        let slice = self.cone.slice_of(direction);
+        self.limit_measured(relative, twist, direction, self.cone.slice_of(direction))
+    }
+
+    /// [`ReachConeLimit::limit_relative`] once the twist angle, the axis direction `q·axis`
+    /// and its slice are known.
+    #[inline(always)]
+    pub(crate) fn limit_measured(
+        &self,
+        relative: Quat,
+        twist: f32,
+        direction: Vec3,
+        slice: usize,
+    ) -> Limited {
+        let axis = self.twist_axis;
         if self.cone.inside_slice(direction, slice) {
             let range = self.cone.twist_limits_in_slice(direction, slice);
             if range.contains(twist) {
@@ -61,14 +74,15 @@ impl ReachConeLimit {
         let swing_distance =
             crate::fast_trig::atan2(direction.cross(nearest).length(), direction.dot(nearest));
         Limited {
-            relative: rotation_between(axis, nearest) * rotation_about(axis, allowed),
+            relative: rotation_between_units(axis, nearest) * rotation_about(axis, allowed),
             inside: false,
-            violation: swing_distance.hypot(twist - allowed),
+            violation: (swing_distance * swing_distance + (twist - allowed).powi(2)).sqrt(),
         }
     }
 
-    /// Every stored number is finite (the cone was validated when it was built).
+    /// Every stored number is finite and the twist axis is unit length (the cone was validated
+    /// when it was built).
     pub fn is_finite(&self) -> bool {
-        self.twist_axis.is_finite() && self.twist_axis.length() > 0.5
+        self.twist_axis.is_finite() && (self.twist_axis.length() - 1.0).abs() < 1e-4
     }
 }

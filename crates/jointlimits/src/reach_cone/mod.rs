@@ -125,7 +125,7 @@ struct Slice {
 /// `|y|/(|x| + |y|)` folded by quadrant. One division instead of an arctangent; only order
 /// matters for finding slices.
 #[inline(always)]
-fn pseudo_azimuth(x: f32, y: f32) -> f32 {
+pub(crate) fn pseudo_azimuth(x: f32, y: f32) -> f32 {
     let t = y.abs() / (x.abs() + y.abs()).max(f32::MIN_POSITIVE);
     let upper = if x < 0.0 { 2.0 - t } else { t };
     if y < 0.0 { 4.0 - upper } else { upper }
@@ -344,7 +344,24 @@ impl ReachCone {
     #[inline(always)]
     pub fn slice_of(&self, direction: Vec3) -> usize {
         let (e1, e2) = self.tangent;
-        let mut azimuth = pseudo_azimuth(direction.dot(e1), direction.dot(e2)) - self.start_azimuth;
+        self.slice_at(
+            direction,
+            pseudo_azimuth(direction.dot(e1), direction.dot(e2)),
+        )
+    }
+
+    /// Unit vectors spanning the plane perpendicular to `V`, with `e₁ × e₂ = V`: the frame of
+    /// the azimuths.
+    #[inline(always)]
+    pub(crate) fn tangent(&self) -> (Vec3, Vec3) {
+        self.tangent
+    }
+
+    /// [`ReachCone::slice_of`] for a direction whose [`pseudo_azimuth`] in the
+    /// [`ReachCone::tangent`] frame is already known.
+    #[inline(always)]
+    pub(crate) fn slice_at(&self, direction: Vec3, pseudo_azimuth: f32) -> usize {
+        let mut azimuth = pseudo_azimuth - self.start_azimuth;
         if azimuth < 0.0 {
             azimuth += 4.0;
         }
