@@ -148,18 +148,13 @@ fn projection(c: &mut Criterion) {
             &limit,
             &queries,
         );
-        let mut group = c.benchmark_group(format!("project_one_at_a_time/{space_name}"));
-        group.throughput(Throughput::Elements(queries.len() as u64));
-        group.bench_function(shape_name, |b| {
-            let mut out = vec![Quat::IDENTITY; queries.len()];
-            b.iter(|| {
-                for (o, &q) in out.iter_mut().zip(black_box(&queries)) {
-                    *o = limit.limit(q);
-                }
-                black_box(&out);
-            })
-        });
-        group.finish();
+        bench_one_at_a_time(
+            c,
+            &format!("project_one_at_a_time/{space_name}"),
+            shape_name,
+            &limit,
+            &queries,
+        );
     }
     // The reach cone limits the direction of the twist axis and the twist, so it has one group
     // of its own.
@@ -170,6 +165,29 @@ fn projection(c: &mut Criterion) {
         100.0 * outside
     );
     bench_batched(c, "project", "reach_cone", &limit, &queries);
+    bench_one_at_a_time(c, "project_one_at_a_time", "reach_cone", &limit, &queries);
+}
+
+/// `group/name`: [`JointLimit::limit`] on each of `queries`, per rotation.
+fn bench_one_at_a_time(
+    c: &mut Criterion,
+    group: &str,
+    name: &str,
+    limit: &JointLimit,
+    queries: &[Quat],
+) {
+    let mut group = c.benchmark_group(group);
+    group.throughput(Throughput::Elements(queries.len() as u64));
+    group.bench_function(name, |b| {
+        let mut out = vec![Quat::IDENTITY; queries.len()];
+        b.iter(|| {
+            for (o, &q) in out.iter_mut().zip(black_box(queries)) {
+                *o = limit.limit(q);
+            }
+            black_box(&out);
+        })
+    });
+    group.finish();
 }
 
 /// `group/name`: [`JointLimit::limit_many`] over `queries`, per rotation.
