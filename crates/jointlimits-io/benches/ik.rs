@@ -40,6 +40,9 @@ fn bench_problems(
     group.bench_function(name, |b| {
         b.iter(|| {
             for problem in problems {
+                chain
+                    .set_base(Vec3::ZERO, problem.base)
+                    .expect("captured bases are finite");
                 chain.set_local_rotations(&problem.start);
                 black_box(solver(&mut chain, black_box(problem.target), options));
             }

@@ -2,13 +2,14 @@
 //! lock-up and its escape, limits inside the solve for every solver, two-bone IK with a pole,
 //! look-at that exhausts the spine first, and unreachable or non-finite targets.
 
-use std::f32::consts::PI;
+use std::f32::consts::{FRAC_PI_2, PI};
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 use jointlimits::authored::{ConeLimit, HingeLimit};
 use jointlimits::ik::passes::{relaxation_pass, solve_points};
 use jointlimits::ik::{
-    Chain, ChainPoint, IkOptions, PlanarChain, Solver, StopReason, look_at, solve, solve_two_bone,
+    Chain, ChainError, ChainPoint, IkOptions, PlanarChain, Solver, StopReason, look_at, solve,
+    solve_two_bone,
 };
 use jointlimits::{JointLimit, LimitRegion, TwistRange};
 use jointlimits_testdata::SplitMix;
@@ -196,7 +197,12 @@ fn limits_hold_inside_every_solver_and_reachable_targets_are_reached() {
     let wrist = cone(45.0, 30.0);
     let limits = [&shoulder, &elbow, &wrist];
     let mut random = SplitMix(17);
-    for solver in Solver::ALL {
+    // With and without the least-squares step that ends each iteration: the passes alone must
+    // hold the limits and reach too.
+    for (solver, least_squares_step) in Solver::ALL
+        .into_iter()
+        .flat_map(|s| [(s, true), (s, false)])
+    {
         for use_limits in [true, false] {
             let (mut reached, trials) = (0, 300);
             for _ in 0..trials {
@@ -216,6 +222,7 @@ fn limits_hold_inside_every_solver_and_reachable_targets_are_reached() {
                 chain.set_local_rotations(&start);
                 let opts = IkOptions {
                     use_limits,
+                    least_squares_step,
                     ..options()
                 };
                 let report = solve(&mut chain, target, solver, &opts);
@@ -229,7 +236,8 @@ fn limits_hold_inside_every_solver_and_reachable_targets_are_reached() {
             }
             assert!(
                 reached * 100 >= trials * 85,
-                "{solver:?} (limits {use_limits}) reached {reached} of {trials}"
+                "{solver:?} (limits {use_limits}, least squares {least_squares_step}) reached \
+                 {reached} of {trials}"
             );
         }
     }
@@ -346,4 +354,28 @@ fn look_at_exhausts_the_spine_before_the_head() {
     let report = look_at(&mut chain, behind, &options());
     assert!((report.angle.to_degrees() - 60.0).abs() < 0.1, "{report:?}");
     assert!(chain.limit_violation() <= 1e-4);
+}
+
+#[test]
+fn moving_the_base_carries_the_chain_and_bad_bases_are_refused() {
+    let mut chain = straight_chain(vec![None, None]);
+    let turn = Quat::from_rotation_z(FRAC_PI_2);
+    chain
+        .set_base(Vec3::new(1.0, 2.0, 3.0), turn * 2.0)
+        .unwrap();
+    // The unit-length chain along +y, turned a quarter about z, hangs along −x from the base.
+    let end = chain.end_effector();
+    assert!(end.distance(Vec3::new(0.0, 2.0, 3.0)) < 1e-6, "{end}");
+    let before = chain.positions().to_vec();
+    for (position, rotation) in [
+        (Vec3::NAN, Quat::IDENTITY),
+        (Vec3::ZERO, Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)),
+        (Vec3::ZERO, Quat::from_xyzw(f32::INFINITY, 0.0, 0.0, 1.0)),
+    ] {
+        assert_eq!(
+            chain.set_base(position, rotation),
+            Err(ChainError::NonFinite("base frame"))
+        );
+        assert_eq!(chain.positions(), &before[..]);
+    }
 }

@@ -4,11 +4,11 @@ use glam::{Quat, Vec3};
 use thiserror::Error;
 
 use crate::joint_limit::JointLimit;
-use crate::rotation::{rotation_about, rotation_between};
+use crate::rotation::{rotation_about, rotation_between, sanitize};
+use crate::skeleton::{Pose, Skeleton};
 
 /// How many turns of the aiming family [`Chain::aim_joint`] tries when a limit clamps a joint.
 const AIM_FAMILY: usize = 4;
-use crate::skeleton::{Pose, Skeleton};
 
 /// Why a chain could not be built.
 #[derive(Debug, Error, PartialEq)]
@@ -87,9 +87,10 @@ impl<'a> Chain<'a> {
                 });
             }
         }
-        if !base_position.is_finite() || !base_rotation.is_finite() {
+        let Some(base_rotation) = sanitize(base_rotation).filter(|_| base_position.is_finite())
+        else {
             return Err(ChainError::NonFinite("base frame"));
-        }
+        };
         if !locals.iter().all(|q| q.is_finite()) {
             return Err(ChainError::NonFinite("joint rotations"));
         }
@@ -99,7 +100,7 @@ impl<'a> Chain<'a> {
         let locals: Vec<Quat> = locals.into_iter().map(Quat::normalize).collect();
         let mut chain = Chain {
             base_position,
-            base_rotation: base_rotation.normalize(),
+            base_rotation,
             lengths: bones.iter().map(|b| b.length()).collect(),
             weights: vec![1.0; n + 1],
             bones,
@@ -255,6 +256,18 @@ impl<'a> Chain<'a> {
         self.update();
     }
 
+    /// Moves the chain's base frame (for example with the body, frame after frame) and
+    /// recomputes the positions; the local rotations are kept. A non-finite position or a
+    /// rotation that is not finite and non-zero is refused and changes nothing.
+    pub fn set_base(&mut self, position: Vec3, rotation: Quat) -> Result<(), ChainError> {
+        let Some(rotation) = sanitize(rotation).filter(|_| position.is_finite()) else {
+            return Err(ChainError::NonFinite("base frame"));
+        };
+        (self.base_position, self.base_rotation) = (position, rotation);
+        self.update();
+        Ok(())
+    }
+
     /// Writes the local rotations back into `pose` for the skeleton joints `joints` (the rotating
     /// joints this chain was built from, in order).
     pub fn write_to(&self, pose: &mut Pose, joints: &[usize]) {
@@ -324,6 +337,20 @@ impl<'a> Chain<'a> {
             self.world[i] = parent;
             self.positions[i + 1] = self.positions[i] + parent * self.bones[i];
         }
+    }
+
+    /// Turns every joint by the world-frame rotation `turn(position)` (`position`: where the
+    /// joint was before this call), root first, each applied to the joint as its parents left it
+    /// and limited (when `use_limits`); then recomputes the positions.
+    pub(crate) fn turn_all(&mut self, turn: impl Fn(Vec3) -> Quat, use_limits: bool) {
+        let mut parent = self.base_rotation;
+        for i in 0..self.locals.len() {
+            // `positions` still holds the pose before the call: only `update` rewrites it.
+            self.turn_joint(i, turn(self.positions[i]), use_limits);
+            parent *= self.locals[i];
+            self.world[i] = parent;
+        }
+        self.update();
     }
 
     /// Lends the scratch buffers (points, best rotations) to a solver.

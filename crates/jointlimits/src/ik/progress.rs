@@ -19,6 +19,9 @@ pub struct IkOptions {
     /// The direction to bend a straight chain toward when it locks up (world space). `None` tries
     /// perpendicular directions in turn.
     pub pole: Option<glam::Vec3>,
+    /// End every iteration with one damped least-squares step toward the target (joints limited
+    /// when `use_limits`); `false` runs the method's passes alone.
+    pub least_squares_step: bool,
 }
 
 impl Default for IkOptions {
@@ -30,6 +33,7 @@ impl Default for IkOptions {
             time_budget: None,
             use_limits: true,
             pole: None,
+            least_squares_step: true,
         }
     }
 }

@@ -1,10 +1,11 @@
 //! The iterative solvers on a rotational [`Chain`], with the limits inside the solve.
 
-use glam::{Quat, Vec3};
+use glam::{Mat3, Quat, Vec3};
 
 use super::chain::Chain;
 use super::passes::{bend_toward, fabrik_pass, is_locked_straight, relaxation_pass};
 use super::progress::{IkOptions, IkReport, Progress, Step, StopReason};
+use crate::rotation::from_scaled_angle_axis;
 
 /// How far a lock-up escape bends the chain: the sideways move of an interior joint, as a
 /// fraction of its shorter bone (about 6°–9° of bend).
@@ -47,11 +48,14 @@ impl Solver {
 ///
 /// With `options.use_limits`, the start pose is first projected onto the limits, and after each
 /// pass every joint's local rotation is projected onto its limit, root first, the joints below
-/// re-aiming from where it ended up; every pose the solver can return satisfies all limits. When
-/// relaxation or FABRIK stalls against the limits, limit-aware CCD sweeps continue from the best
-/// pose for the remaining iterations. A
-/// straight chain with the target on its line (the lock-up no pass can leave) is bent toward
-/// `options.pole`. A non-finite target leaves the chain untouched and reports an infinite
+/// re-aiming from where it ended up; every pose the solver can return satisfies all limits. With
+/// `options.least_squares_step` (the default) each iteration then ends with one damped
+/// least-squares step whose joint turns are limited too: the passes alone stall against the
+/// limits (relaxation and FABRIK in 95% of captured problems), and the step slides the chain
+/// along them toward the target. When relaxation or
+/// FABRIK still stalls, limit-aware CCD sweeps continue from the best pose for the remaining
+/// iterations. A straight chain with the target on its line (the lock-up no pass can leave) is
+/// bent toward `options.pole`. A non-finite target leaves the chain untouched and reports an infinite
 /// distance.
 pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOptions) -> IkReport {
     let use_limits = options.use_limits;
@@ -74,6 +78,7 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
     points.extend_from_slice(chain.positions());
     // Position passes ignore the limits and only meet them when the joints re-aim; where the
     // limits trap them, limit-aware CCD sweeps finish from the best pose.
+    let within_reach = target.distance(chain.positions()[0]) < chain.length();
     let mut method = solver;
     // Limits make local minima that no sweep leaves; a few shaken restarts from the best pose
     // find most of the way out (deterministically: the shake is seeded).
@@ -105,6 +110,14 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
                 ccd_sweep(chain, target, use_limits);
             }
         }
+        if options.least_squares_step && within_reach {
+            // Limits bend each pass away from the target; a least-squares step whose turns are
+            // limited too slides the chain along them toward it (and, free, finishes the last
+            // millimetres that the passes approach only linearly). Beyond reach the passes
+            // straighten the chain exactly, where a least-squares step would amplify the
+            // last sideways wobble.
+            damped_least_squares_step(chain, target, DAMPING * chain.length(), use_limits);
+        }
         let step = progress.record(chain.end_effector().distance(target));
         let (improved, stop) = match step {
             Step::Continue { improved } => (improved, None),
@@ -135,6 +148,14 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
         }
     }
 }
+
+/// The damping `λ` of [`damped_least_squares_step`], as a fraction of the chain's length: large
+/// enough to keep steps short where the chain is straight, small enough not to slow the last
+/// millimetres.
+const DAMPING: f32 = 0.05;
+
+/// The largest turn (radians) one least-squares step gives any joint.
+const MAX_STEP_TURN: f32 = 1.0;
 
 /// Restarts allowed after the limit-aware sweeps stall.
 const MAX_RESTARTS: usize = 8;
@@ -174,6 +195,43 @@ fn ccd_sweep(chain: &mut Chain, target: Vec3, use_limits: bool) {
         end = pivot + turned * (end - pivot);
     }
     chain.update();
+}
+
+/// One damped least-squares step toward `target`, every joint limited when `use_limits`.
+///
+/// Joint `i` turns about the world vector `ωᵢ = dᵢ × y`, with `dᵢ` its lever to the end
+/// effector `e`: the end then moves by `Σᵢ ωᵢ × dᵢ = M·y` with `M = Σᵢ(|dᵢ|²I − dᵢdᵢᵀ)`, the
+/// Jacobian times its transpose, and `y = (M + λ²I)⁻¹(target − e)` makes that the damped
+/// least-squares move. All three degrees of freedom of every joint share the step, so a joint
+/// that its limit stops is made up for by the others in the next one. No joint turns by more
+/// than [`MAX_STEP_TURN`].
+fn damped_least_squares_step(chain: &mut Chain, target: Vec3, damping: f32, use_limits: bool) {
+    let end = chain.end_effector();
+    let mut normal = Mat3::from_diagonal(Vec3::splat(damping * damping));
+    for &joint in &chain.positions()[..chain.len()] {
+        let lever = end - joint;
+        normal += Mat3::from_diagonal(Vec3::splat(lever.length_squared()))
+            - Mat3::from_cols(lever * lever.x, lever * lever.y, lever * lever.z);
+    }
+    let y = normal.inverse() * (target - end);
+    // A trust region: near a singular pose the step asks for large turns that the linear model
+    // does not stand for (and that limits then bend anywhere); all turns shrink together.
+    let largest_turn = chain.positions()[..chain.len()]
+        .iter()
+        .map(|&joint| (end - joint).cross(y).length())
+        .fold(0.0, f32::max);
+    let y = if largest_turn > MAX_STEP_TURN {
+        y * (MAX_STEP_TURN / largest_turn)
+    } else {
+        y
+    };
+    if !y.is_finite() {
+        return;
+    }
+    chain.turn_all(
+        |joint| from_scaled_angle_axis((end - joint).cross(y)),
+        use_limits,
+    );
 }
 
 /// The direction to bend the `attempt`-th lock-up toward: the caller's pole, or in turn four
