@@ -36,44 +36,29 @@ fn limits() -> Vec<JointLimit> {
         ShapeKind::Hull,
     ];
     let reference = Quat::from_rotation_y(0.4) * Quat::from_rotation_x(-0.2);
-    let mut limits = Vec::new();
-    for space in [SpaceKind::Full, SpaceKind::SwingTwist] {
-        for shape in shapes {
+    // Every shape in both spaces, and a reach cone (which ignores the space).
+    let kinds = [SpaceKind::Full, SpaceKind::SwingTwist]
+        .into_iter()
+        .flat_map(|space| shapes.map(|shape| (space, shape)))
+        .chain([(SpaceKind::SwingTwist, ShapeKind::ReachCone)]);
+    kinds
+        .map(|(space, shape)| {
             let options = FitOptions {
                 space,
                 shape,
                 padding: 0.02,
                 ..FitOptions::default()
             };
-            limits.push(
-                fit_joint_limit(
-                    "joint",
-                    reference,
-                    std::slice::from_ref(&rotations),
-                    Vec3::Y,
-                    &options,
-                )
-                .unwrap(),
-            );
-        }
-    }
-    let options = FitOptions {
-        space: SpaceKind::SwingTwist,
-        shape: ShapeKind::ReachCone,
-        padding: 0.02,
-        ..FitOptions::default()
-    };
-    limits.push(
-        fit_joint_limit(
-            "joint",
-            reference,
-            std::slice::from_ref(&rotations),
-            Vec3::Y,
-            &options,
-        )
-        .unwrap(),
-    );
-    limits
+            fit_joint_limit(
+                "joint",
+                reference,
+                std::slice::from_ref(&rotations),
+                Vec3::Y,
+                &options,
+            )
+            .unwrap()
+        })
+        .collect()
 }
 
 fn check(limit: &JointLimit, inputs: &[Quat]) -> Result<(), TestCaseError> {
