@@ -42,7 +42,10 @@ pub enum LimitsError {
         found: u32,
     },
     /// A joint's limit contains a non-finite or inconsistent number.
-    #[error("joint {joint:?}: the limit has a number that is not finite or an inverted range")]
+    #[error(
+        "joint {joint:?}: the limit has a number that is not finite, an inverted range or a twist \
+         axis that is not unit length"
+    )]
     NonFinite {
         /// The joint.
         joint: String,

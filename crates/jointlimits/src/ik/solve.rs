@@ -52,11 +52,10 @@ impl Solver {
 /// `options.least_squares_step` (the default) each iteration then ends with one damped
 /// least-squares step whose joint turns are limited too: the passes alone stall against the
 /// limits (relaxation and FABRIK in 95% of captured problems), and the step slides the chain
-/// along them toward the target. When relaxation or
-/// FABRIK still stalls, limit-aware CCD sweeps continue from the best pose for the remaining
-/// iterations. A straight chain with the target on its line (the lock-up no pass can leave) is
-/// bent toward `options.pole`. A non-finite target leaves the chain untouched and reports an infinite
-/// distance.
+/// along them toward the target. When relaxation or FABRIK still stalls, limit-aware CCD sweeps
+/// continue from the best pose for the remaining iterations. A straight chain with the target on
+/// its line (the lock-up no pass can leave) is bent toward `options.pole`. A non-finite target
+/// leaves the chain untouched and reports an infinite distance.
 pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOptions) -> IkReport {
     let use_limits = options.use_limits;
     if !target.is_finite() {
@@ -76,9 +75,9 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
     chain.save(&mut best);
     points.clear();
     points.extend_from_slice(chain.positions());
+    let within_reach = target.distance(chain.positions()[0]) < chain.length();
     // Position passes ignore the limits and only meet them when the joints re-aim; where the
     // limits trap them, limit-aware CCD sweeps finish from the best pose.
-    let within_reach = target.distance(chain.positions()[0]) < chain.length();
     let mut method = solver;
     // Limits make local minima that no sweep leaves; a few shaken restarts from the best pose
     // find most of the way out (deterministically: the shake is seeded).
@@ -216,12 +215,12 @@ fn damped_least_squares_step(chain: &mut Chain, target: Vec3, damping: f32, use_
     let y = normal.inverse() * (target - end);
     // A trust region: near a singular pose the step asks for large turns that the linear model
     // does not stand for (and that limits then bend anywhere); all turns shrink together.
-    let largest_turn = chain.positions()[..chain.len()]
+    let largest_turn_squared = chain.positions()[..chain.len()]
         .iter()
-        .map(|&joint| (end - joint).cross(y).length())
+        .map(|&joint| (end - joint).cross(y).length_squared())
         .fold(0.0, f32::max);
-    let y = if largest_turn > MAX_STEP_TURN {
-        y * (MAX_STEP_TURN / largest_turn)
+    let y = if largest_turn_squared > MAX_STEP_TURN * MAX_STEP_TURN {
+        y * (MAX_STEP_TURN / largest_turn_squared.sqrt())
     } else {
         y
     };

@@ -76,7 +76,7 @@ impl ReachConeLimit {
         Limited {
             relative: rotation_between_units(axis, nearest) * rotation_about(axis, allowed),
             inside: false,
-            violation: (swing_distance * swing_distance + (twist - allowed).powi(2)).sqrt(),
+            violation: (swing_distance.powi(2) + (twist - allowed).powi(2)).sqrt(),
         }
     }
 
