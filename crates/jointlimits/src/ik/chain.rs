@@ -59,6 +59,9 @@ pub struct Chain<'a> {
     limits: Vec<Option<&'a JointLimit>>,
     world: Vec<Quat>,
     positions: Vec<Vec3>,
+    /// Per joint, the direction its last projection turned it back along (parent frame, see
+    /// [`Chain::blocked_direction`]); zero when its limit did not bind.
+    blocked: Vec<Vec3>,
     /// Buffers the solvers borrow (pass points, best rotations), kept to avoid allocating.
     scratch_points: Vec<Vec3>,
     scratch_best: Vec<Quat>,
@@ -108,6 +111,7 @@ impl<'a> Chain<'a> {
             limits,
             world: vec![Quat::IDENTITY; n],
             positions: vec![Vec3::ZERO; n + 1],
+            blocked: vec![Vec3::ZERO; n],
             scratch_points: Vec::with_capacity(n + 1),
             scratch_best: Vec::with_capacity(n),
         };
@@ -253,6 +257,7 @@ impl<'a> Chain<'a> {
     /// the positions. Panics if the count differs.
     pub fn set_local_rotations(&mut self, locals: &[Quat]) {
         self.locals.copy_from_slice(locals);
+        self.blocked.fill(Vec3::ZERO);
         self.update();
     }
 
@@ -309,7 +314,8 @@ impl<'a> Chain<'a> {
         }
     }
 
-    /// Projects joint `i`'s local rotation onto its limit (when `use_limits`).
+    /// Projects joint `i`'s local rotation onto its limit (when `use_limits`), and records the
+    /// direction it was turned back along (see [`Chain::blocked_direction`]).
     ///
     /// The relative rotation is measured the short way from the reference, as
     /// [`JointLimit::limit`] does, so that every pose a solve returns passes that check. (A solve
@@ -317,9 +323,30 @@ impl<'a> Chain<'a> {
     /// iteration means nothing.)
     #[inline]
     pub(crate) fn limit_joint(&mut self, i: usize, use_limits: bool) {
+        self.blocked[i] = Vec3::ZERO;
         if let Some(limit) = self.limits[i].filter(|_| use_limits) {
-            self.locals[i] = limit.limit(self.locals[i]);
+            let wanted = self.locals[i];
+            let allowed = limit.limit(wanted);
+            if allowed != wanted {
+                self.locals[i] = allowed;
+                // `wanted = exp(δ)·allowed`: δ (parent frame) points out of the limit.
+                let back = wanted * allowed.conjugate();
+                self.blocked[i] = if back.w < 0.0 {
+                    -back.xyz()
+                } else {
+                    back.xyz()
+                };
+            }
         }
+    }
+
+    /// The world direction along which joint `i`'s limit stopped it the last time it was
+    /// projected: a turn of the joint about an axis with a positive component along it pushes
+    /// further out of the limit. Zero when the limit did not bind (or there is none). Not unit
+    /// length: its size is `sin` of half the angle the projection turned the joint back by.
+    #[inline]
+    pub(crate) fn blocked_direction(&self, i: usize) -> Vec3 {
+        self.parent_world(i) * self.blocked[i]
     }
 
     /// Re-aims the chain at `points` (one per joint plus the end effector, as a position pass left
@@ -339,14 +366,14 @@ impl<'a> Chain<'a> {
         }
     }
 
-    /// Turns every joint by the world-frame rotation `turn(position)` (`position`: where the
-    /// joint was before this call), root first, each applied to the joint as its parents left it
+    /// Turns every joint by the world-frame rotation `turn(i, position)` (`i`: the joint,
+    /// `position`: where it was before this call), root first, each applied to the joint as its parents left it
     /// and limited (when `use_limits`); then recomputes the positions.
-    pub(crate) fn turn_all(&mut self, turn: impl Fn(Vec3) -> Quat, use_limits: bool) {
+    pub(crate) fn turn_all(&mut self, turn: impl Fn(usize, Vec3) -> Quat, use_limits: bool) {
         let mut parent = self.base_rotation;
         for i in 0..self.locals.len() {
             // `positions` still holds the pose before the call: only `update` rewrites it.
-            self.turn_joint(i, turn(self.positions[i]), use_limits);
+            self.turn_joint(i, turn(i, self.positions[i]), use_limits);
             parent *= self.locals[i];
             self.world[i] = parent;
         }
@@ -376,6 +403,7 @@ impl<'a> Chain<'a> {
     /// Restores a state saved by [`Chain::save`] and recomputes the positions.
     pub(crate) fn restore(&mut self, snapshot: &[Quat]) {
         self.locals.copy_from_slice(snapshot);
+        self.blocked.fill(Vec3::ZERO);
         self.update();
     }
 
@@ -422,7 +450,7 @@ impl<'a> Chain<'a> {
         };
         let alignment = |turn: Quat| (turn * from).dot(unit_to);
         let wanted = from.length();
-        let mut best = (alignment(turned), self.locals[i], turned);
+        let mut best = (alignment(turned), self.locals[i], turned, self.blocked[i]);
         if !use_limits || self.limits[i].is_none() || best.0 >= wanted * (1.0 - 1e-6) {
             return turned;
         }
@@ -435,10 +463,10 @@ impl<'a> Chain<'a> {
             let turned = self.turn_joint(i, spin * arc, use_limits);
             let score = alignment(turned);
             if score > best.0 {
-                best = (score, self.locals[i], turned);
+                best = (score, self.locals[i], turned, self.blocked[i]);
             }
         }
-        self.locals[i] = best.1;
+        (self.locals[i], self.blocked[i]) = (best.1, best.3);
         best.2
     }
 

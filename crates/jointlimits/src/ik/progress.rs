@@ -91,7 +91,6 @@ pub(crate) struct Progress {
     started: Option<Instant>,
     stall_step: f32,
     pub best: f32,
-    last: f32,
     slow: usize,
     pub iterations: usize,
     pub escapes: usize,
@@ -113,7 +112,6 @@ impl Progress {
             started: options.time_budget.map(|_| Instant::now()),
             stall_step: options.stall_fraction * length,
             best: initial_distance,
-            last: initial_distance,
             slow: 0,
             iterations: 0,
             escapes: 0,
@@ -129,6 +127,7 @@ impl Progress {
     pub fn record(&mut self, distance: f32) -> Step {
         self.iterations += 1;
         let improved = distance.is_finite() && distance < self.best;
+        let previous_best = self.best;
         if improved {
             self.best = distance;
         }
@@ -141,16 +140,16 @@ impl Progress {
         // With limits, progress slower than a few percent per iteration is a trap being crept
         // along, worth leaving (the solver switches method or restarts).
         let relative = if self.options.use_limits {
-            0.02 * distance
+            0.02 * self.best
         } else {
             0.0
         };
-        if self.last - distance < self.stall_step.max(relative) {
+        // Progress is measured on the best distance, so that a solve that oscillates stalls too.
+        if previous_best - self.best < self.stall_step.max(relative) {
             self.slow += 1;
         } else {
             self.slow = 0;
         }
-        self.last = distance;
         let reason = if self.iterations >= self.options.max_iterations {
             Some(StopReason::Iterations)
         } else if self.slow >= STALL_ITERATIONS {
@@ -169,7 +168,6 @@ impl Progress {
     /// Starts counting slow iterations afresh (after switching method).
     pub fn forget_stall(&mut self) {
         self.slow = 0;
-        self.last = self.best;
     }
 
     /// The report for a solve that ended with `reason`.

@@ -198,39 +198,80 @@ fn ccd_sweep(chain: &mut Chain, target: Vec3, use_limits: bool) {
 
 /// One damped least-squares step toward `target`, every joint limited when `use_limits`.
 ///
-/// Joint `i` turns about the world vector `ωᵢ = dᵢ × y`, with `dᵢ` its lever to the end
-/// effector `e`: the end then moves by `Σᵢ ωᵢ × dᵢ = M·y` with `M = Σᵢ(|dᵢ|²I − dᵢdᵢᵀ)`, the
-/// Jacobian times its transpose, and `y = (M + λ²I)⁻¹(target − e)` makes that the damped
-/// least-squares move. All three degrees of freedom of every joint share the step, so a joint
-/// that its limit stops is made up for by the others in the next one. No joint turns by more
-/// than [`MAX_STEP_TURN`].
+/// Joint `i` turns about the world vector `ωᵢ = Pᵢ(dᵢ × y)`, with `dᵢ` its lever to the end
+/// effector `e` and `Pᵢ` the identity, or, for a joint that its limit stopped last time along
+/// the unit direction `mᵢ` (see [`Chain::blocked_direction`]) and that the step would push
+/// further out, the projector `I − mᵢmᵢᵀ` onto turns along the limit. The end then moves by
+/// `Σᵢ ωᵢ × dᵢ = M·y` with `M = Σᵢ(|dᵢ|²I − dᵢdᵢᵀ − cᵢcᵢᵀ)`, `cᵢ = dᵢ × mᵢ` for the blocked
+/// joints: the Jacobian times its transpose, and `y = (M + λ²I)⁻¹(target − e)` makes that the
+/// damped least-squares move of the joints free to make it. Without the blocked directions the
+/// step spends part of itself pushing joints into limits that then take it back, and the chain
+/// creeps along them. No joint turns by more than [`MAX_STEP_TURN`].
 fn damped_least_squares_step(chain: &mut Chain, target: Vec3, damping: f32, use_limits: bool) {
     let end = chain.end_effector();
+    let n = chain.len();
+    let error = target - end;
     let mut normal = Mat3::from_diagonal(Vec3::splat(damping * damping));
-    for &joint in &chain.positions()[..chain.len()] {
+    for &joint in &chain.positions()[..n] {
         let lever = end - joint;
-        normal += Mat3::from_diagonal(Vec3::splat(lever.length_squared()))
-            - Mat3::from_cols(lever * lever.x, lever * lever.y, lever * lever.z);
+        normal -= outer(lever);
+        normal += Mat3::from_diagonal(Vec3::splat(lever.length_squared()));
     }
-    let y = normal.inverse() * (target - end);
+    let free_y = normal.inverse() * error;
+    // Joints stopped by their limit whose free turn pushes further out turn along the limit.
+    let mut blocked = [Vec3::ZERO; MAX_BLOCKED];
+    let mut any_blocked = false;
+    if use_limits {
+        for i in 0..n.min(MAX_BLOCKED) {
+            let Some(direction) = chain.blocked_direction(i).try_normalize() else {
+                continue;
+            };
+            let lever = end - chain.positions()[i];
+            if lever.cross(free_y).dot(direction) > 0.0 {
+                normal -= outer(lever.cross(direction));
+                blocked[i] = direction;
+                any_blocked = true;
+            }
+        }
+    }
+    let y = if any_blocked {
+        normal.inverse() * error
+    } else {
+        free_y
+    };
+    let turn_of = |i: usize, joint: Vec3| {
+        let free = (end - joint).cross(y);
+        let direction = blocked.get(i).copied().unwrap_or(Vec3::ZERO);
+        free - direction * free.dot(direction)
+    };
     // A trust region: near a singular pose the step asks for large turns that the linear model
     // does not stand for (and that limits then bend anywhere); all turns shrink together.
-    let largest_turn_squared = chain.positions()[..chain.len()]
+    let largest_turn_squared = chain.positions()[..n]
         .iter()
-        .map(|&joint| (end - joint).cross(y).length_squared())
+        .enumerate()
+        .map(|(i, &joint)| turn_of(i, joint).length_squared())
         .fold(0.0, f32::max);
-    let y = if largest_turn_squared > MAX_STEP_TURN * MAX_STEP_TURN {
-        y * (MAX_STEP_TURN / largest_turn_squared.sqrt())
+    let scale = if largest_turn_squared > MAX_STEP_TURN * MAX_STEP_TURN {
+        MAX_STEP_TURN / largest_turn_squared.sqrt()
     } else {
-        y
+        1.0
     };
-    if !y.is_finite() {
+    if !(y * scale).is_finite() {
         return;
     }
     chain.turn_all(
-        |joint| from_scaled_angle_axis((end - joint).cross(y)),
+        |i, joint| from_scaled_angle_axis(turn_of(i, joint) * scale),
         use_limits,
     );
+}
+
+/// Joints beyond this many are never treated as blocked by [`damped_least_squares_step`] (they
+/// still are limited): a bound that keeps the step free of allocation.
+const MAX_BLOCKED: usize = 16;
+
+/// `vvᵀ`.
+fn outer(v: Vec3) -> Mat3 {
+    Mat3::from_cols(v * v.x, v * v.y, v * v.z)
 }
 
 /// The direction to bend the `attempt`-th lock-up toward: the caller's pole, or in turn four
