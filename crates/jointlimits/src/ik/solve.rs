@@ -222,14 +222,14 @@ fn damped_least_squares_step(chain: &mut Chain, target: Vec3, damping: f32, use_
     let mut blocked = [Vec3::ZERO; MAX_BLOCKED];
     let mut any_blocked = false;
     if use_limits {
-        for i in 0..n.min(MAX_BLOCKED) {
+        for (i, slot) in blocked.iter_mut().enumerate().take(n) {
             let Some(direction) = chain.blocked_direction(i).try_normalize() else {
                 continue;
             };
             let lever = end - chain.positions()[i];
             if lever.cross(free_y).dot(direction) > 0.0 {
                 normal -= outer(lever.cross(direction));
-                blocked[i] = direction;
+                *slot = direction;
                 any_blocked = true;
             }
         }
