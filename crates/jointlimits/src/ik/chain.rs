@@ -440,8 +440,16 @@ impl<'a> Chain<'a> {
     /// (`φ = 0`) keeps the joint's twist and is used when the limit accepts it. When the limit
     /// clamps it, the members `φ = k·90°` are tried too and the one whose limited result points
     /// `from` nearest to `to` is kept: a hinge, say, can often follow a turn about another axis
-    /// that its projection of the shortest arc would refuse.
-    pub(crate) fn aim_joint(&mut self, i: usize, from: Vec3, to: Vec3, use_limits: bool) -> Quat {
+    /// that its projection of the shortest arc would refuse. Only with `alternatives`: each
+    /// costs a projection.
+    pub(crate) fn aim_joint(
+        &mut self,
+        i: usize,
+        from: Vec3,
+        to: Vec3,
+        use_limits: bool,
+        alternatives: bool,
+    ) -> Quat {
         let arc = rotation_between(from, to);
         let start_local = self.locals[i];
         let turned = self.turn_joint(i, arc, use_limits);
@@ -451,7 +459,11 @@ impl<'a> Chain<'a> {
         let alignment = |turn: Quat| (turn * from).dot(unit_to);
         let wanted = from.length();
         let mut best = (alignment(turned), self.locals[i], turned, self.blocked[i]);
-        if !use_limits || self.limits[i].is_none() || best.0 >= wanted * (1.0 - 1e-6) {
+        if !alternatives
+            || !use_limits
+            || self.limits[i].is_none()
+            || best.0 >= wanted * (1.0 - 1e-6)
+        {
             return turned;
         }
         for k in 1..AIM_FAMILY {

@@ -93,6 +93,7 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
             );
             progress.escapes += 1;
         }
+        let least_squares_step = options.least_squares_step && within_reach;
         match method {
             Solver::Relaxation => {
                 relaxation_pass(&mut points, chain.lengths(), chain.weights(), target);
@@ -106,10 +107,12 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
                 if locked {
                     chain.follow_points(&points, use_limits);
                 }
-                ccd_sweep(chain, target, use_limits);
+                // The least-squares step slides a clamped joint along its limit; without it,
+                // CCD looks for a better-aimed member of each clamped joint's aiming family.
+                ccd_sweep(chain, target, use_limits, !least_squares_step);
             }
         }
-        if options.least_squares_step && within_reach {
+        if least_squares_step {
             // Limits bend each pass away from the target; a least-squares step whose turns are
             // limited too slides the chain along them toward it (and, free, finishes the last
             // millimetres that the passes approach only linearly). Beyond reach the passes
@@ -183,14 +186,15 @@ impl Shake {
     }
 }
 
-/// One CCD sweep from the last joint to the first. Joint `i`'s position does not depend on the
+/// One CCD sweep from the last joint to the first, trying each clamped joint's aiming
+/// `alternatives` or not (see [`Chain::aim_joint`]). Joint `i`'s position does not depend on the
 /// joints below it, so only the end effector is carried along; positions are recomputed once at
 /// the end.
-fn ccd_sweep(chain: &mut Chain, target: Vec3, use_limits: bool) {
+fn ccd_sweep(chain: &mut Chain, target: Vec3, use_limits: bool, alternatives: bool) {
     let mut end = chain.end_effector();
     for i in (0..chain.len()).rev() {
         let pivot = chain.positions()[i];
-        let turned = chain.aim_joint(i, end - pivot, target - pivot, use_limits);
+        let turned = chain.aim_joint(i, end - pivot, target - pivot, use_limits, alternatives);
         end = pivot + turned * (end - pivot);
     }
     chain.update();
