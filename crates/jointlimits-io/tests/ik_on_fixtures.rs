@@ -1,7 +1,8 @@
 //! IK with limits fitted to real motion capture (see `common/ik_problems.rs`): arms of 3 and 6
 //! bones scaled to 1 m, solved toward 10,000 targets that the limits allow, with and without the
 //! limits, by every solver (and two-bone IK on the upper arm). Every final pose must satisfy
-//! every limit; success rates (end within 1 mm) and mean iterations are printed:
+//! every limit, at least 99.9% must reach the target (within 1 mm) and the mean iteration count
+//! must stay at most 3.5; success rates and mean iterations are printed:
 //! `cargo test --release -p jointlimits-io --test ik_on_fixtures -- --nocapture`
 //! (`IK_TARGETS=N` changes the count).
 
@@ -46,8 +47,15 @@ fn ik_with_fitted_limits_reaches_captured_targets_without_violations() {
         if use_limits {
             assert!(tally.worst_violation <= 1e-4, "{}", tally.line(&label));
         }
+        // At least 99.9% reached, in at most 3.5 iterations on average: limits cost iterations,
+        // but a solver that creeps along them (as the passes alone do) takes 4 to 25.
         assert!(
-            tally.reached * 100 >= tally.solves * 95,
+            tally.reached * 1000 >= tally.solves * 999,
+            "{}",
+            tally.line(&label)
+        );
+        assert!(
+            tally.iterations * 2 <= tally.solves * 7,
             "{}",
             tally.line(&label)
         );
