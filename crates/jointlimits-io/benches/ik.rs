@@ -2,7 +2,8 @@
 //! the CMU capture with limits fitted to it, scaled to 1 m, each solve starting from one captured
 //! frame toward the arm's end in another (tolerance 1 mm, at most 100 iterations).
 //!
-//! `ik/<solver>/<n>_bones/<limits|no_limits>`: time per solve, averaged over 256 problems.
+//! `ik/<solver>/<n>_bones/<limits|wide_limits|no_limits>`: time per solve, averaged over 256
+//! problems; `wide_limits` pads the fitted limits by 20° (loose limits, like hand-set ones).
 //! `ik/two_bone`: analytic two-bone IK with limits on the upper arm. `ik/look_at`: abdomen, chest,
 //! neck and head turned with limits toward 256 points around the head.
 
@@ -11,7 +12,9 @@ mod ik_problems;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::Vec3;
-use ik_problems::{Arm, LOOK_AT, Problem, SIX_BONES, THREE_BONES, TWO_BONES, capture};
+use ik_problems::{
+    Arm, LOOK_AT, Problem, SIX_BONES, THREE_BONES, TWO_BONES, WIDE_PADDING, capture,
+};
 use jointlimits::ik::{Chain, IkOptions, IkReport, Solver, look_at, solve, solve_two_bone};
 use jointlimits_testdata::SplitMix;
 use std::hint::black_box;
@@ -56,16 +59,21 @@ fn ik(c: &mut Criterion) {
     };
     let mut group = c.benchmark_group("ik");
     group.throughput(Throughput::Elements(PROBLEMS as u64));
+    let wide_limits = capture.limits_padded(WIDE_PADDING);
     for solver in Solver::ALL {
         for (bones, names) in [(3, &THREE_BONES[..]), (6, &SIX_BONES[..])] {
             let arm = Arm::new(&capture, names);
+            let wide_arm = arm.with_limits(&wide_limits);
             let problems = arm.problems(&capture, PROBLEMS, 7);
-            for use_limits in [true, false] {
-                let mode = if use_limits { "limits" } else { "no_limits" };
+            for (mode, arm, use_limits) in [
+                ("limits", &arm, true),
+                ("wide_limits", &wide_arm, true),
+                ("no_limits", &arm, false),
+            ] {
                 bench_problems(
                     &mut group,
                     &format!("{}/{bones}_bones/{mode}", solver.name()),
-                    &arm,
+                    arm,
                     &problems,
                     &options(use_limits),
                     |chain, target, o| solve(chain, target, solver, o),

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::ik_problems::{Arm, SIX_BONES, THREE_BONES, TWO_BONES, capture};
+use common::ik_problems::{Arm, SIX_BONES, THREE_BONES, TWO_BONES, WIDE_PADDING, capture};
 use glam::Vec3;
 use jointlimits::ik::{Chain, IkOptions, IkReport, Solver, solve, solve_two_bone};
 use jointlimits_testdata::SplitMix;
@@ -25,7 +25,7 @@ struct Tally {
 impl Tally {
     fn line(&self, label: &str) -> String {
         format!(
-            "{label:<28} reached {:6.2}%  mean iterations {:6.1}  worst violation {:.1e} rad  worst miss {:.3} m",
+            "{label:<30} reached {:6.2}%  mean iterations {:6.1}  worst violation {:.1e} rad  worst miss {:.3} m",
             100.0 * self.reached as f32 / self.solves as f32,
             self.iterations as f32 / self.solves as f32,
             self.worst_violation,
@@ -60,15 +60,20 @@ fn ik_with_fitted_limits_reaches_captured_targets_without_violations() {
             tally.line(&label)
         );
     };
+    let wide_limits = capture.limits_padded(WIDE_PADDING);
     for (label, names) in [("3 bones", &THREE_BONES[..]), ("6 bones", &SIX_BONES[..])] {
         let arm = Arm::new(&capture, names);
+        let wide_arm = arm.with_limits(&wide_limits);
         let problems = arm.problems(&capture, targets, 2026);
         for solver in Solver::ALL {
-            for use_limits in [true, false] {
-                let tally = run(&arm, &problems, use_limits, |chain, target, o| {
+            for (mode, arm, use_limits) in [
+                ("limits", &arm, true),
+                ("wide limits", &wide_arm, true),
+                ("no limits", &arm, false),
+            ] {
+                let tally = run(arm, &problems, use_limits, |chain, target, o| {
                     solve(chain, target, solver, o)
                 });
-                let mode = if use_limits { "limits" } else { "no limits" };
                 check(
                     tally,
                     format!("{label} {} {mode}", solver.name()),

@@ -36,6 +36,12 @@ pub struct Capture {
     pub limits: Vec<Option<JointLimit>>,
 }
 
+/// Padding (degrees) of the default fitted limits: tight, as fitted to data.
+pub const FITTED_PADDING: f64 = 2.0;
+
+/// Padding (degrees) of the wide limits: loose, like hand-set limits that seldom bind.
+pub const WIDE_PADDING: f64 = 20.0;
+
 /// Reads and fits the capture, or `None` when the fixtures are absent.
 pub fn capture() -> Option<Capture> {
     let mut skeleton = None;
@@ -46,22 +52,38 @@ pub fn capture() -> Option<Capture> {
         skeleton.get_or_insert(bvh.skeleton);
     }
     let skeleton = skeleton?;
-    let options = FitOptions {
-        padding: 2f64.to_radians(),
-        reference: ReferenceChoice::Bind,
-        ..FitOptions::default()
-    };
-    let refs: Vec<&Motion> = clips.iter().collect();
-    let fitted = fit_skeleton_limits(&skeleton, &refs, &options, &|_| {}).unwrap();
-    let limiter = fitted.bind(&skeleton).unwrap();
-    let limits = (0..skeleton.len())
-        .map(|j| limiter.joint_limit(j).cloned())
-        .collect();
+    let limits = fit_limits(&skeleton, &clips, FITTED_PADDING);
     Some(Capture {
         skeleton,
         clips,
         limits,
     })
+}
+
+impl Capture {
+    /// Limits fitted to the clips like [`Capture::limits`], padded by `padding_degrees`.
+    pub fn limits_padded(&self, padding_degrees: f64) -> Vec<Option<JointLimit>> {
+        fit_limits(&self.skeleton, &self.clips, padding_degrees)
+    }
+}
+
+/// Skeleton joint `j`'s limit fitted to `clips` (ellipsoids about the bind pose).
+fn fit_limits(
+    skeleton: &Skeleton,
+    clips: &[Motion],
+    padding_degrees: f64,
+) -> Vec<Option<JointLimit>> {
+    let options = FitOptions {
+        padding: padding_degrees.to_radians(),
+        reference: ReferenceChoice::Bind,
+        ..FitOptions::default()
+    };
+    let refs: Vec<&Motion> = clips.iter().collect();
+    let fitted = fit_skeleton_limits(skeleton, &refs, &options, &|_| {}).unwrap();
+    let limiter = fitted.bind(skeleton).unwrap();
+    (0..skeleton.len())
+        .map(|j| limiter.joint_limit(j).cloned())
+        .collect()
 }
 
 /// One start pose and target for an arm.
@@ -116,6 +138,15 @@ impl<'a> Arm<'a> {
             bones,
             limits: joints.iter().map(|&j| capture.limits[j].as_ref()).collect(),
             joints,
+        }
+    }
+
+    /// The same arm with the limits in `limits` (skeleton joint `j`'s at `j`).
+    pub fn with_limits<'b>(&self, limits: &'b [Option<JointLimit>]) -> Arm<'b> {
+        Arm {
+            joints: self.joints.clone(),
+            bones: self.bones.clone(),
+            limits: self.joints.iter().map(|&j| limits[j].as_ref()).collect(),
         }
     }
 
