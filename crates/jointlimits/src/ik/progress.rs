@@ -9,8 +9,9 @@ pub struct IkOptions {
     pub max_iterations: usize,
     /// Success: the end effector within this distance of the target (in the chain's units).
     pub tolerance: f32,
-    /// Give up when an iteration brings the end effector less than this fraction of the chain's
-    /// length closer, several iterations in a row (the target is out of reach or behind a limit).
+    /// Give up when the best distance so far improves by less than this fraction of the chain's
+    /// length, several iterations in a row (the target is out of reach or behind a limit; with
+    /// limits, an improvement under 2% of the best distance also counts as none).
     pub stall_fraction: f32,
     /// Stop after this much wall-clock time, if set.
     pub time_budget: Option<Duration>,
