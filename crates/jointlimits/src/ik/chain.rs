@@ -494,3 +494,81 @@ impl<'a> Chain<'a> {
         new_world * old_world.conjugate()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::authored::ConeLimit;
+    use crate::joint_limit::{LimitRegion, TwistRange};
+
+    /// A swing cone of 30° about +Y with ±10° of twist.
+    fn cone() -> JointLimit {
+        JointLimit {
+            joint: "joint".into(),
+            reference: Quat::IDENTITY,
+            region: LimitRegion::Cone(ConeLimit {
+                twist_axis: Vec3::Y,
+                max_swing: 30f32.to_radians(),
+                twist: TwistRange {
+                    min: -10f32.to_radians(),
+                    max: 10f32.to_radians(),
+                },
+            }),
+            softening: None,
+        }
+    }
+
+    fn one_joint(limit: &JointLimit, base: Quat, local: Quat) -> Chain<'_> {
+        Chain::new(
+            Vec3::ZERO,
+            base,
+            vec![local],
+            vec![Vec3::Y],
+            vec![Some(limit)],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn blocked_direction_points_out_of_the_limit_in_world_space() {
+        let limit = cone();
+        let base = Quat::from_rotation_z(0.7);
+        // 50° of swing about +X: 20° beyond the cone.
+        let mut chain = one_joint(&limit, base, Quat::from_rotation_x(50f32.to_radians()));
+        chain.limit_all(true);
+        let blocked = chain.blocked_direction(0);
+        assert!(
+            blocked.normalize().dot(base * Vec3::X) > 0.999,
+            "{blocked:?}"
+        );
+        // The projection turned the joint back by 20°: |m| = sin(10°).
+        assert!((blocked.length() - 10f32.to_radians().sin()).abs() < 1e-3);
+        // Turning further along it is refused; turning against it is allowed.
+        let limited = chain.local_rotations()[0];
+        let out = rotation_about(blocked.normalize(), 0.1);
+        let turned = chain.turn_joint(0, out, true);
+        assert!(crate::rotation::angle_between(turned, Quat::IDENTITY) < 1e-3);
+        assert!(chain.blocked_direction(0).length() > 0.04);
+        let back = rotation_about(-blocked.normalize(), 0.1);
+        let turned = chain.turn_joint(0, back, true);
+        assert!(crate::rotation::angle_between(turned, back) < 1e-4);
+        assert_eq!(chain.blocked_direction(0), Vec3::ZERO);
+        assert!(crate::rotation::angle_between(chain.local_rotations()[0], limited) > 0.09);
+    }
+
+    #[test]
+    fn no_blocked_direction_inside_or_without_limits() {
+        let limit = cone();
+        let outside = Quat::from_rotation_x(50f32.to_radians());
+        let mut chain = one_joint(&limit, Quat::IDENTITY, Quat::from_rotation_x(0.2));
+        chain.limit_all(true);
+        assert_eq!(chain.blocked_direction(0), Vec3::ZERO);
+        let mut chain = one_joint(&limit, Quat::IDENTITY, outside);
+        chain.limit_all(false);
+        assert_eq!(chain.blocked_direction(0), Vec3::ZERO);
+        chain.limit_all(true);
+        assert_ne!(chain.blocked_direction(0), Vec3::ZERO);
+        chain.set_local_rotations(&[outside]);
+        assert_eq!(chain.blocked_direction(0), Vec3::ZERO);
+    }
+}
