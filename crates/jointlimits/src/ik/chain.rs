@@ -367,8 +367,8 @@ impl<'a> Chain<'a> {
     }
 
     /// Turns every joint by the world-frame rotation `turn(i, position)` (`i`: the joint,
-    /// `position`: where it was before this call), root first, each applied to the joint as its parents left it
-    /// and limited (when `use_limits`); then recomputes the positions.
+    /// `position`: where it was before this call), root first, each applied to the joint as its
+    /// parents left it and limited (when `use_limits`); then recomputes the positions.
     pub(crate) fn turn_all(&mut self, turn: impl Fn(usize, Vec3) -> Quat, use_limits: bool) {
         let mut parent = self.base_rotation;
         for i in 0..self.locals.len() {
