@@ -142,6 +142,35 @@ fn zero_weight_pins_a_joint_during_relaxation() {
 }
 
 #[test]
+fn zero_weight_pins_a_joint_of_a_rotational_chain_in_every_solver() {
+    let cone = cone(100.0, 60.0);
+    for (solver, use_limits) in Solver::ALL
+        .into_iter()
+        .flat_map(|s| [(s, false), (s, true)])
+    {
+        let mut chain = straight_chain(vec![Some(&cone); 4]);
+        // Point 2, halfway up, is pinned; the two bones beyond it reach the target alone.
+        chain.set_weights(&[1.0, 1.0, 0.0, 1.0, 1.0]).unwrap();
+        assert_eq!(chain.first_free_joint(), 2);
+        let pinned = chain.positions()[2];
+        let target = Vec3::new(0.3, 0.6, 0.1);
+        let options = IkOptions {
+            use_limits,
+            ..options()
+        };
+        let report = solve(&mut chain, target, solver, &options);
+        let case = format!("{solver:?}, limits {use_limits}");
+        assert!(report.reached(), "{case}: {report:?}");
+        assert!(
+            chain.positions()[2].distance(pinned) < 1e-5,
+            "{case}: the pinned joint moved to {:?}",
+            chain.positions()[2]
+        );
+        assert!(chain.limit_violation() < 1e-4 || !use_limits, "{case}");
+    }
+}
+
+#[test]
 fn planar_lock_up_is_detected_and_escaped() {
     // Two straight bones along +X and a target behind the tip, on their line: every pass keeps the
     // chain on the line, so without the escape the end can only slide along it.

@@ -56,6 +56,9 @@ pub struct Chain<'a> {
     bones: Vec<Vec3>,
     lengths: Vec<f32>,
     weights: Vec<f32>,
+    /// The joints before this one never turn in a solve: turning them would move the last
+    /// pinned point (see [`Chain::first_free_joint`]).
+    first_free: usize,
     limits: Vec<Option<&'a JointLimit>>,
     world: Vec<Quat>,
     positions: Vec<Vec3>,
@@ -106,6 +109,7 @@ impl<'a> Chain<'a> {
             base_rotation,
             lengths: bones.iter().map(|b| b.length()).collect(),
             weights: vec![1.0; n + 1],
+            first_free: 0,
             bones,
             locals,
             limits,
@@ -187,8 +191,13 @@ impl<'a> Chain<'a> {
     }
 
     /// Sets the relaxation weight of each point: `weights[i]` for joint `i`'s origin, the last one
-    /// for the end effector (one more than joints). Zero pins a joint; the root and the end
-    /// effector are pinned whatever their weight. Negative and non-finite weights count as zero.
+    /// for the end effector (one more than joints). Negative and non-finite weights count as zero.
+    ///
+    /// Zero pins a joint, in every solver: no joint before the last pinned one turns (any turn of
+    /// theirs would move it, and none would help the end effector, which only the joints beyond
+    /// it can move), and the position passes run on the chain from it. The root is pinned
+    /// whatever its weight, the end effector never (it is pulled to the target). The other
+    /// weights shape the relaxation pass only.
     pub fn set_weights(&mut self, weights: &[f32]) -> Result<(), ChainError> {
         if weights.len() != self.weights.len() {
             return Err(ChainError::WrongCount {
@@ -200,6 +209,11 @@ impl<'a> Chain<'a> {
         for (slot, &w) in self.weights.iter_mut().zip(weights) {
             *slot = if w.is_finite() { w.max(0.0) } else { 0.0 };
         }
+        let interior = 1..self.len();
+        self.first_free = interior
+            .rev()
+            .find(|&i| self.weights[i] == 0.0)
+            .unwrap_or(0);
         Ok(())
     }
 
@@ -241,6 +255,12 @@ impl<'a> Chain<'a> {
     /// The relaxation weights (one per joint, then the end effector).
     pub fn weights(&self) -> &[f32] {
         &self.weights
+    }
+
+    /// The first joint a solve turns: the last pinned interior point (joint origin) of
+    /// [`Chain::set_weights`], or 0 when none is pinned.
+    pub fn first_free_joint(&self) -> usize {
+        self.first_free
     }
 
     /// The sum of the bone lengths: how far the straight chain reaches.
@@ -349,16 +369,16 @@ impl<'a> Chain<'a> {
         self.parent_world(i) * self.blocked[i]
     }
 
-    /// Re-aims the chain at `points` (one per joint plus the end effector, as a position pass left
-    /// them), root first: each bone turns by the shortest arc from its current direction to the
-    /// direction from its (actual) base to the next point, which keeps its twist; each joint is
-    /// then limited, and the joints below aim from where it really ended up.
+    /// Re-aims the chain at `points` (one per free joint plus the end effector, as a position
+    /// pass left them; see [`Chain::first_free_joint`]): each bone turns by the shortest arc from its current
+    /// direction to the direction from its (actual) base to the next point, which keeps its
+    /// twist; each joint is then limited, and the joints below aim from where it really ended up.
     pub(crate) fn follow_points(&mut self, points: &[Vec3], use_limits: bool) {
-        let mut parent = self.base_rotation;
+        let mut parent = self.parent_world(self.first_free);
         // `turn_joint` reads the parent's world rotation from `world`, updated as we go.
-        for i in 0..self.locals.len() {
+        for i in self.first_free..self.locals.len() {
             let bone = parent * self.locals[i] * self.bones[i];
-            let wanted = points[i + 1] - self.positions[i];
+            let wanted = points[i + 1 - self.first_free] - self.positions[i];
             self.turn_joint(i, rotation_between(bone, wanted), use_limits);
             parent *= self.locals[i];
             self.world[i] = parent;
@@ -366,12 +386,13 @@ impl<'a> Chain<'a> {
         }
     }
 
-    /// Turns every joint by the world-frame rotation `turn(i, position)` (`i`: the joint,
-    /// `position`: where it was before this call), root first, each applied to the joint as its
-    /// parents left it and limited (when `use_limits`); then recomputes the positions.
+    /// Turns every free joint (see [`Chain::first_free_joint`]) by the world-frame rotation
+    /// `turn(i, position)` (`i`: the joint, `position`: where it was before this call), root
+    /// first, each applied to the joint as its parents left it and limited (when `use_limits`);
+    /// then recomputes the positions.
     pub(crate) fn turn_all(&mut self, turn: impl Fn(usize, Vec3) -> Quat, use_limits: bool) {
-        let mut parent = self.base_rotation;
-        for i in 0..self.locals.len() {
+        let mut parent = self.parent_world(self.first_free);
+        for i in self.first_free..self.locals.len() {
             // `positions` still holds the pose before the call: only `update` rewrites it.
             self.turn_joint(i, turn(i, self.positions[i]), use_limits);
             parent *= self.locals[i];
@@ -415,10 +436,10 @@ impl<'a> Chain<'a> {
         self.update();
     }
 
-    /// Turns every joint by a random rotation of up to `max_angle` radians, limits it and
+    /// Turns every free joint by a random rotation of up to `max_angle` radians, limits it and
     /// recomputes the positions (a restart out of a local minimum).
     pub(crate) fn perturb(&mut self, shake: &mut super::solve::Shake, max_angle: f32) {
-        for i in 0..self.locals.len() {
+        for i in self.first_free..self.locals.len() {
             let axis = Vec3::new(
                 shake.next_signed(),
                 shake.next_signed(),

@@ -52,10 +52,13 @@ impl Solver {
 /// `options.least_squares_step` (the default) each iteration then ends with one damped
 /// least-squares step whose joint turns are limited too: the passes alone stall against the
 /// limits (relaxation and FABRIK in 95% of captured problems), and the step slides the chain
-/// along them toward the target. When relaxation or FABRIK still stalls, limit-aware CCD sweeps
-/// continue from the best pose for the remaining iterations. A straight chain with the target on
-/// its line (the lock-up no pass can leave) is bent toward `options.pole`. A non-finite target
-/// leaves the chain untouched and reports an infinite distance.
+/// along them toward the target. While an iteration of the step alone at least halves the
+/// distance, the next iteration is the step alone too (the passes make the large moves, the step
+/// converges faster near the target, at half the cost). When relaxation or FABRIK still stalls,
+/// limit-aware CCD sweeps continue from the best pose for the remaining iterations. A straight
+/// chain with the target on its line (the lock-up no pass can leave) is bent toward
+/// `options.pole`. Joints before the last pinned point (see [`Chain::set_weights`]) never turn.
+/// A non-finite target leaves the chain untouched and reports an infinite distance.
 pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOptions) -> IkReport {
     let use_limits = options.use_limits;
     if !target.is_finite() {
@@ -73,44 +76,45 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
     // The chain lends its scratch buffers, so a solve does not allocate once they have grown.
     let (mut points, mut best) = chain.take_scratch();
     chain.save(&mut best);
+    // Pinned joints cut the chain: only the joints beyond the last pin turn, and the passes run
+    // on that part, from the pin to the end effector.
+    let first = chain.first_free_joint();
+    let free_length: f32 = chain.lengths()[first..].iter().sum();
     points.clear();
-    points.extend_from_slice(chain.positions());
-    let within_reach = target.distance(chain.positions()[0]) < chain.length();
+    points.extend_from_slice(&chain.positions()[first..]);
+    let within_reach = target.distance(chain.positions()[first]) < free_length;
     // Position passes ignore the limits and only meet them when the joints re-aim; where the
     // limits trap them, limit-aware CCD sweeps finish from the best pose.
     let mut method = solver;
     // Limits make local minima that no sweep leaves; a few shaken restarts from the best pose
     // find most of the way out (deterministically: the shake is seeded).
     let (mut restarts, mut shake) = (0, Shake::new(target));
+    // The passes make the large moves; near the target the least-squares step alone converges
+    // faster at half the cost (one projection per joint instead of two), so the pass is left
+    // out while the step alone keeps at least halving the distance.
+    let mut pass_needed = true;
     loop {
-        points.copy_from_slice(chain.positions());
+        let distance_before = chain.end_effector().distance(target);
+        points.copy_from_slice(&chain.positions()[first..]);
         let locked = is_locked_straight(&points, target, options.tolerance);
         if locked {
             bend_toward(
                 &mut points,
-                escape_pole(chain, options, progress.escapes),
+                escape_pole(chain, first, options, progress.escapes),
                 ESCAPE_BEND,
             );
             progress.escapes += 1;
         }
         let least_squares_step = options.least_squares_step && within_reach;
-        match method {
-            Solver::Relaxation => {
-                relaxation_pass(&mut points, chain.lengths(), chain.weights(), target);
-                chain.follow_points(&points, use_limits);
-            }
-            Solver::Fabrik => {
-                fabrik_pass(&mut points, chain.lengths(), target);
-                chain.follow_points(&points, use_limits);
-            }
-            Solver::Ccd => {
-                if locked {
-                    chain.follow_points(&points, use_limits);
-                }
-                // The least-squares step slides a clamped joint along its limit; without it,
-                // CCD looks for a better-aimed member of each clamped joint's aiming family.
-                ccd_sweep(chain, target, use_limits, !least_squares_step);
-            }
+        if pass_needed || locked || !least_squares_step {
+            run_pass(
+                chain,
+                &mut points,
+                method,
+                target,
+                use_limits,
+                least_squares_step,
+            );
         }
         if least_squares_step {
             // Limits bend each pass away from the target; a least-squares step whose turns are
@@ -118,9 +122,11 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
             // millimetres that the passes approach only linearly). Beyond reach the passes
             // straighten the chain exactly, where a least-squares step would amplify the
             // last sideways wobble.
-            damped_least_squares_step(chain, target, DAMPING * chain.length(), use_limits);
+            damped_least_squares_step(chain, target, DAMPING * free_length, use_limits);
         }
-        let step = progress.record(chain.end_effector().distance(target));
+        let distance = chain.end_effector().distance(target);
+        pass_needed = distance.is_nan() || distance > STEP_ALONE_PROGRESS * distance_before;
+        let step = progress.record(distance);
         let (improved, stop) = match step {
             Step::Continue { improved } => (improved, None),
             Step::Stop { improved, reason } => (improved, Some(reason)),
@@ -136,12 +142,14 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
                 if method != Solver::Ccd {
                     method = Solver::Ccd;
                     progress.forget_stall();
+                    pass_needed = true;
                     continue;
                 }
                 if restarts < MAX_RESTARTS {
                     restarts += 1;
                     chain.perturb(&mut shake, RESTART_ANGLE);
                     progress.forget_stall();
+                    pass_needed = true;
                     continue;
                 }
             }
@@ -155,6 +163,10 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
 /// enough to keep steps short where the chain is straight, small enough not to slow the last
 /// millimetres.
 const DAMPING: f32 = 0.05;
+
+/// An iteration of the least-squares step alone must bring the end effector at least this much
+/// closer (as a fraction of its distance) for the next to leave the pass out too.
+const STEP_ALONE_PROGRESS: f32 = 0.5;
 
 /// The largest turn (radians) one least-squares step gives any joint.
 const MAX_STEP_TURN: f32 = 1.0;
@@ -186,13 +198,46 @@ impl Shake {
     }
 }
 
-/// One CCD sweep from the last joint to the first, trying each clamped joint's aiming
+/// One pass of `method` from the chain's pose (`points`: its positions, perhaps bent out of a
+/// lock-up), the joints limited when `use_limits`.
+fn run_pass(
+    chain: &mut Chain,
+    points: &mut [Vec3],
+    method: Solver,
+    target: Vec3,
+    use_limits: bool,
+    least_squares_step: bool,
+) {
+    let first = chain.first_free_joint();
+    match method {
+        Solver::Relaxation => {
+            let weights = &chain.weights()[first..];
+            relaxation_pass(points, &chain.lengths()[first..], weights, target);
+            chain.follow_points(points, use_limits);
+        }
+        Solver::Fabrik => {
+            fabrik_pass(points, &chain.lengths()[first..], target);
+            chain.follow_points(points, use_limits);
+        }
+        Solver::Ccd => {
+            // Points differ from the positions only when bent out of a lock-up.
+            if points != &chain.positions()[first..] {
+                chain.follow_points(points, use_limits);
+            }
+            // The least-squares step slides a clamped joint along its limit; without it, CCD
+            // looks for a better-aimed member of each clamped joint's aiming family.
+            ccd_sweep(chain, target, use_limits, !least_squares_step);
+        }
+    }
+}
+
+/// One CCD sweep from the last joint to the first free one, trying each clamped joint's aiming
 /// `alternatives` or not (see [`Chain::aim_joint`]). Joint `i`'s position does not depend on the
 /// joints below it, so only the end effector is carried along; positions are recomputed once at
 /// the end.
 fn ccd_sweep(chain: &mut Chain, target: Vec3, use_limits: bool, alternatives: bool) {
     let mut end = chain.end_effector();
-    for i in (0..chain.len()).rev() {
+    for i in (chain.first_free_joint()..chain.len()).rev() {
         let pivot = chain.positions()[i];
         let turned = chain.aim_joint(i, end - pivot, target - pivot, use_limits, alternatives);
         end = pivot + turned * (end - pivot);
@@ -200,7 +245,8 @@ fn ccd_sweep(chain: &mut Chain, target: Vec3, use_limits: bool, alternatives: bo
     chain.update();
 }
 
-/// One damped least-squares step toward `target`, every joint limited when `use_limits`.
+/// One damped least-squares step toward `target` of the free joints (see
+/// [`Chain::first_free_joint`]), every joint limited when `use_limits`.
 ///
 /// Joint `i` turns about the world vector `ωᵢ = Pᵢ(dᵢ × y)`, with `dᵢ` its lever to the end
 /// effector `e` and `Pᵢ` the identity, or, for a joint that its limit stopped last time along
@@ -213,10 +259,10 @@ fn ccd_sweep(chain: &mut Chain, target: Vec3, use_limits: bool, alternatives: bo
 /// creeps along them. No joint turns by more than [`MAX_STEP_TURN`].
 fn damped_least_squares_step(chain: &mut Chain, target: Vec3, damping: f32, use_limits: bool) {
     let end = chain.end_effector();
-    let n = chain.len();
+    let free = chain.first_free_joint()..chain.len();
     let error = target - end;
     let mut normal = Mat3::from_diagonal(Vec3::splat(damping * damping));
-    for &joint in &chain.positions()[..n] {
+    for &joint in &chain.positions()[free.clone()] {
         let lever = end - joint;
         normal -= outer(lever);
         normal += Mat3::from_diagonal(Vec3::splat(lever.length_squared()));
@@ -226,7 +272,12 @@ fn damped_least_squares_step(chain: &mut Chain, target: Vec3, damping: f32, use_
     let mut blocked = [Vec3::ZERO; MAX_BLOCKED];
     let mut any_blocked = false;
     if use_limits {
-        for (i, slot) in blocked.iter_mut().enumerate().take(n) {
+        for (i, slot) in blocked
+            .iter_mut()
+            .enumerate()
+            .take(free.end)
+            .skip(free.start)
+        {
             let Some(direction) = chain.blocked_direction(i).try_normalize() else {
                 continue;
             };
@@ -250,10 +301,8 @@ fn damped_least_squares_step(chain: &mut Chain, target: Vec3, damping: f32, use_
     };
     // A trust region: near a singular pose the step asks for large turns that the linear model
     // does not stand for (and that limits then bend anywhere); all turns shrink together.
-    let largest_turn_squared = chain.positions()[..n]
-        .iter()
-        .enumerate()
-        .map(|(i, &joint)| turn_of(i, joint).length_squared())
+    let largest_turn_squared = free
+        .map(|i| turn_of(i, chain.positions()[i]).length_squared())
         .fold(0.0, f32::max);
     let scale = if largest_turn_squared > MAX_STEP_TURN * MAX_STEP_TURN {
         MAX_STEP_TURN / largest_turn_squared.sqrt()
@@ -280,13 +329,13 @@ fn outer(v: Vec3) -> Mat3 {
 
 /// The direction to bend the `attempt`-th lock-up toward: the caller's pole, or in turn four
 /// directions perpendicular to the chain.
-fn escape_pole(chain: &Chain, options: &IkOptions, attempt: usize) -> Vec3 {
+fn escape_pole(chain: &Chain, first: usize, options: &IkOptions, attempt: usize) -> Vec3 {
     if let Some(pole) = options.pole.filter(|p| p.is_finite() && *p != Vec3::ZERO) {
         return pole;
     }
-    let axis = (chain.end_effector() - chain.positions()[0])
+    let axis = (chain.end_effector() - chain.positions()[first])
         .try_normalize()
         .unwrap_or(Vec3::X);
-    let first = axis.any_orthonormal_vector();
-    Quat::from_axis_angle(axis, attempt as f32 * std::f32::consts::FRAC_PI_2) * first
+    let perpendicular = axis.any_orthonormal_vector();
+    Quat::from_axis_angle(axis, attempt as f32 * std::f32::consts::FRAC_PI_2) * perpendicular
 }

@@ -4,7 +4,7 @@
 //! Padding is a Minkowski sum: the hull is taken of every core sample offset to the vertices of
 //! an icosahedron whose inscribed sphere has radius `padding + spacing`. The result holds a ball of
 //! radius `padding + spacing` around every core sample, so with core samples `spacing` apart (see
-//! [`crate::fit::subsample`]) every original sample is inside with at least `padding` to spare, and
+//! [`crate::fit::subsample()`]) every original sample is inside with at least `padding` to spare, and
 //! the region always has a volume, even for flat data.
 
 use glam::{DVec3, Vec3};
