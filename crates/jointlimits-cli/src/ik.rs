@@ -4,7 +4,7 @@
 use anyhow::{Context, Result, bail};
 use glam::Vec3;
 use jointlimits::JointLimit;
-use jointlimits::ik::{Chain, IkOptions, Solver, look_at, solve, solve_two_bone};
+use jointlimits::ik::{Chain, IkOptions, Solver, Tracker, look_at, solve, solve_two_bone};
 use jointlimits::skeleton::Skeleton;
 use jointlimits_io::bvh::{Bvh, write_bvh_file};
 use jointlimits_io::read_limits_file;
@@ -102,6 +102,8 @@ pub fn run(request: IkRequest) -> Result<()> {
         }
     }
     let mut summary = Summary::default();
+    // Consecutive solved frames stay on one solution instead of flipping between poses that reach.
+    let mut tracker = Tracker::new();
     for frame in 0..frame_count {
         // The last target that covers the frame wins.
         let Some(target) = request
@@ -110,6 +112,7 @@ pub fn run(request: IkRequest) -> Result<()> {
             .rev()
             .find(|t| t.frames.as_ref().is_none_or(|f| f.contains(&frame)))
         else {
+            tracker.reset();
             continue;
         };
         let mut pose = motion.pose(frame);
@@ -130,10 +133,10 @@ pub fn run(request: IkRequest) -> Result<()> {
             if options.tolerance <= 0.0 {
                 options.tolerance = 1e-3 * chain.length();
             }
-            let report = match request.method {
-                Method::Iterative(solver) => solve(&mut chain, target.point, solver, &options),
-                Method::TwoBone => solve_two_bone(&mut chain, target.point, &options),
-            };
+            let report = tracker.solve_frame(&mut chain, |chain| match request.method {
+                Method::Iterative(solver) => solve(chain, target.point, solver, &options),
+                Method::TwoBone => solve_two_bone(chain, target.point, &options),
+            });
             chain.write_to(&mut pose, rotating);
             summary.add(report.distance, report.reached(), report.iterations);
         }
@@ -142,13 +145,18 @@ pub fn run(request: IkRequest) -> Result<()> {
     }
     let bvh = Bvh::from_motion(skeleton, &clips.files[0].channels, &motion)?;
     write_bvh_file(request.out, &bvh)?;
-    let (what, unit) = if request.look_at {
-        ("aimed within 0.06°", "°")
+    let (what, unit, kept) = if request.look_at {
+        ("aimed within 0.06°", "°", String::new())
     } else {
-        ("reached", "")
+        let carried = tracker.carried_frames();
+        (
+            "reached",
+            "",
+            format!("; {carried} kept on the last frame's solution"),
+        )
     };
     println!(
-        "{} frames solved, {} {what}; miss mean {:.4}{unit}, max {:.4}{unit}; mean iterations {:.1}; wrote {}",
+        "{} frames solved, {} {what}; miss mean {:.4}{unit}, max {:.4}{unit}; mean iterations {:.1}{kept}; wrote {}",
         summary.frames,
         summary.reached,
         summary.mean_miss(),

@@ -10,6 +10,7 @@
 //!   every limit exactly while the end effector gets as close to the target as they allow.
 //! - [`solve_two_bone`]: analytic two-bone IK with a pole vector; [`look_at`]: a look-at chain that
 //!   turns each joint as far as its limit lets it and passes the rest on.
+//! - [`Tracker`]: solves a chain frame after frame without flips between solutions.
 //! - Planar chains ([`PlanarChain`]): angles, lengths and angle ranges in 2D.
 //!
 //! Every solver stops on an iteration count, a distance tolerance, a stall, or a time budget, and
@@ -22,6 +23,7 @@ mod planar;
 mod point;
 mod progress;
 mod solve;
+mod tracking;
 mod two_bone;
 
 pub use chain::{Chain, ChainError};
@@ -30,4 +32,5 @@ pub use planar::PlanarChain;
 pub use point::ChainPoint;
 pub use progress::{IkOptions, IkReport, StopReason};
 pub use solve::{Solver, solve};
+pub use tracking::Tracker;
 pub use two_bone::solve_two_bone;
