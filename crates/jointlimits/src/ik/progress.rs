@@ -21,8 +21,10 @@ pub struct IkOptions {
     /// perpendicular directions in turn.
     pub pole: Option<glam::Vec3>,
     /// End every iteration with one damped least-squares step toward the target (joints limited
-    /// when `use_limits`), and leave the pass out of the next iteration while the step alone at
-    /// least halves the distance; `false` runs the method's passes alone.
+    /// when `use_limits`), and after the first iteration run the step alone (see [`solve`]);
+    /// `false` runs the method's passes alone.
+    ///
+    /// [`solve`]: super::solve()
     pub least_squares_step: bool,
 }
 

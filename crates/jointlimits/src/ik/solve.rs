@@ -52,10 +52,11 @@ impl Solver {
 /// `options.least_squares_step` (the default) each iteration then ends with one damped
 /// least-squares step whose joint turns are limited too: the passes alone stall against the
 /// limits (relaxation and FABRIK in 95% of captured problems), and the step slides the chain
-/// along them toward the target. While an iteration of the step alone at least halves the
-/// distance, the next iteration is the step alone too (the passes make the large moves, the step
-/// converges faster near the target, at half the cost). When relaxation or FABRIK still stalls,
-/// limit-aware CCD sweeps continue from the best pose for the remaining iterations. A straight
+/// along them toward the target. Only the first iteration, the first after a restart and those
+/// after a hand-over to CCD run the pass; the others are the step alone (the passes make the
+/// large moves, the step then converges faster at half the cost). When relaxation or FABRIK
+/// still stalls, limit-aware CCD sweeps continue from the best pose for the remaining
+/// iterations. A straight
 /// chain with the target on its line (the lock-up no pass can leave) is bent toward
 /// `options.pole`. Joints before the last pinned point (see [`Chain::set_weights`]) never turn.
 /// A non-finite target leaves the chain untouched and reports an infinite distance.
@@ -89,12 +90,11 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
     // Limits make local minima that no sweep leaves; a few shaken restarts from the best pose
     // find most of the way out (deterministically: the shake is seeded).
     let (mut restarts, mut shake) = (0, Shake::new(target));
-    // The passes make the large moves; near the target the least-squares step alone converges
-    // faster at half the cost (one projection per joint instead of two), so the pass is left
-    // out while the step alone keeps at least halving the distance.
+    // The passes make the large moves; after that the least-squares step alone converges
+    // faster at half the cost (one projection per joint instead of two). The rule depends on
+    // nothing measured, so that nearby problems take the same path and land on nearby poses.
     let mut pass_needed = true;
     loop {
-        let distance_before = chain.end_effector().distance(target);
         points.copy_from_slice(&chain.positions()[first..]);
         let locked = is_locked_straight(&points, target, options.tolerance);
         if locked {
@@ -106,7 +106,7 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
             progress.escapes += 1;
         }
         let least_squares_step = options.least_squares_step && within_reach;
-        if pass_needed || locked || !least_squares_step {
+        if pass_needed || locked || !least_squares_step || method != solver {
             run_pass(
                 chain,
                 &mut points,
@@ -124,9 +124,8 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
             // last sideways wobble.
             damped_least_squares_step(chain, target, DAMPING * free_length, use_limits);
         }
-        let distance = chain.end_effector().distance(target);
-        pass_needed = distance.is_nan() || distance > STEP_ALONE_PROGRESS * distance_before;
-        let step = progress.record(distance);
+        pass_needed = false;
+        let step = progress.record(chain.end_effector().distance(target));
         let (improved, stop) = match step {
             Step::Continue { improved } => (improved, None),
             Step::Stop { improved, reason } => (improved, Some(reason)),
@@ -142,7 +141,6 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
                 if method != Solver::Ccd {
                     method = Solver::Ccd;
                     progress.forget_stall();
-                    pass_needed = true;
                     continue;
                 }
                 if restarts < MAX_RESTARTS {
@@ -163,10 +161,6 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
 /// enough to keep steps short where the chain is straight, small enough not to slow the last
 /// millimetres.
 const DAMPING: f32 = 0.05;
-
-/// An iteration of the least-squares step alone must bring the end effector at least this much
-/// closer (as a fraction of its distance) for the next to leave the pass out too.
-const STEP_ALONE_PROGRESS: f32 = 0.5;
 
 /// The largest turn (radians) one least-squares step gives any joint.
 const MAX_STEP_TURN: f32 = 1.0;
