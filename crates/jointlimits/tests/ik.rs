@@ -226,6 +226,11 @@ fn limits_hold_inside_every_solver_and_reachable_targets_are_reached() {
     let wrist = cone(45.0, 30.0);
     let limits = [&shoulder, &elbow, &wrist];
     let mut random = SplitMix(17);
+    let random_pose = |random: &mut SplitMix| -> Vec<Quat> {
+        (limits.iter())
+            .map(|l| random_allowed(random, Some(l)))
+            .collect()
+    };
     // With and without the least-squares step that ends each iteration: the passes alone must
     // hold the limits and reach too.
     for (solver, least_squares_step) in Solver::ALL
@@ -237,18 +242,10 @@ fn limits_hold_inside_every_solver_and_reachable_targets_are_reached() {
             for _ in 0..trials {
                 // A target the limits allow: the end of a random allowed pose.
                 let mut goal = straight_chain(limits.map(Some).to_vec());
-                let goal_pose: Vec<Quat> = limits
-                    .iter()
-                    .map(|l| random_allowed(&mut random, Some(l)))
-                    .collect();
-                goal.set_local_rotations(&goal_pose);
+                goal.set_local_rotations(&random_pose(&mut random));
                 let target = goal.end_effector();
                 let mut chain = straight_chain(limits.map(Some).to_vec());
-                let start: Vec<Quat> = limits
-                    .iter()
-                    .map(|l| random_allowed(&mut random, Some(l)))
-                    .collect();
-                chain.set_local_rotations(&start);
+                chain.set_local_rotations(&random_pose(&mut random));
                 let opts = IkOptions {
                     use_limits,
                     least_squares_step,
