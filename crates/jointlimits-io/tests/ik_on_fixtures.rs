@@ -2,7 +2,8 @@
 //! bones scaled to 1 m, solved toward 10,000 targets that the limits allow, with and without the
 //! limits, by every solver (and two-bone IK on the upper arm). Every final pose must satisfy
 //! every limit, at least 99.9% must reach the target (within 1 mm) and the mean iteration count
-//! must stay at most 3.5; success rates and mean iterations are printed:
+//! must stay at most 3.5; the same holds (99% reached) for every shape the fitter makes, in both
+//! limit spaces. Success rates and mean iterations are printed:
 //! `cargo test --release -p jointlimits-io --test ik_on_fixtures -- --nocapture`
 //! (`IK_TARGETS=N` changes the count).
 
@@ -10,6 +11,8 @@ mod common;
 
 use common::ik_problems::{Arm, Problem, SIX_BONES, THREE_BONES, TWO_BONES, WIDE_PADDING, capture};
 use glam::{Quat, Vec3};
+use jointlimits::SpaceKind;
+use jointlimits::fit::ShapeKind;
 use jointlimits::ik::{Chain, IkOptions, IkReport, Solver, Tracker, solve, solve_two_bone};
 use jointlimits_testdata::SplitMix;
 
@@ -25,7 +28,7 @@ struct Tally {
 impl Tally {
     fn line(&self, label: &str) -> String {
         format!(
-            "{label:<30} reached {:6.2}%  mean iterations {:6.1}  worst violation {:.1e} rad  worst miss {:.3} m",
+            "{label:<46} reached {:6.2}%  mean iterations {:6.1}  worst violation {:.1e} rad  worst miss {:.3} m",
             100.0 * self.reached as f32 / self.solves as f32,
             self.iterations as f32 / self.solves as f32,
             self.worst_violation,
@@ -122,6 +125,41 @@ fn run(
         }
     }
     tally
+}
+
+/// A limits file may hold any shape the fitter makes, in either limit space: every one of them
+/// must hold inside every solver, and the targets the data allows must still be reached. Prints
+/// a line per shape, arm and solver.
+#[test]
+fn every_fitted_shape_holds_inside_every_solver() {
+    let Some(capture) = capture() else { return };
+    let mut lines = Vec::new();
+    for space in [SpaceKind::Full, SpaceKind::SwingTwist] {
+        for shape in ShapeKind::ALL {
+            // A reach cone ignores the space: fitted once.
+            if shape == ShapeKind::ReachCone && space == SpaceKind::SwingTwist {
+                continue;
+            }
+            let limits = capture.limits_shaped(space, shape);
+            for (label, names) in [("3 bones", &THREE_BONES[..]), ("6 bones", &SIX_BONES[..])] {
+                let arm = Arm::new(&capture, names).with_limits(&limits);
+                let problems = arm.problems(&capture, 300, 11);
+                for solver in Solver::ALL {
+                    let tally = run(&arm, &problems, true, |chain, target, o| {
+                        solve(chain, target, solver, o)
+                    });
+                    let line =
+                        tally.line(&format!("{space:?} {shape:?} {label} {}", solver.name()));
+                    assert!(tally.worst_violation <= 1e-4, "{line}");
+                    assert!(tally.reached * 100 >= tally.solves * 99, "{line}");
+                    lines.push(line);
+                }
+            }
+        }
+    }
+    for line in lines {
+        println!("{line}");
+    }
 }
 
 #[test]

@@ -4,9 +4,9 @@
 //! (so the fitted limits allow it).
 
 use glam::{Quat, Vec3};
-use jointlimits::fit::{FitOptions, ReferenceChoice, fit_skeleton_limits};
+use jointlimits::fit::{FitOptions, ReferenceChoice, ShapeKind, fit_skeleton_limits};
 use jointlimits::ik::Chain;
-use jointlimits::{JointLimit, Motion, Skeleton};
+use jointlimits::{JointLimit, Motion, Skeleton, SpaceKind};
 use jointlimits_io::read_bvh_file;
 use jointlimits_testdata::{SplitMix, fixture};
 
@@ -52,7 +52,7 @@ pub fn capture() -> Option<Capture> {
         skeleton.get_or_insert(bvh.skeleton);
     }
     let skeleton = skeleton?;
-    let limits = fit_limits(&skeleton, &clips, FITTED_PADDING);
+    let limits = fit_limits(&skeleton, &clips, &fit_options(FITTED_PADDING));
     Some(Capture {
         skeleton,
         clips,
@@ -63,23 +63,37 @@ pub fn capture() -> Option<Capture> {
 impl Capture {
     /// Limits fitted to the clips like [`Capture::limits`], padded by `padding_degrees`.
     pub fn limits_padded(&self, padding_degrees: f64) -> Vec<Option<JointLimit>> {
-        fit_limits(&self.skeleton, &self.clips, padding_degrees)
+        fit_limits(&self.skeleton, &self.clips, &fit_options(padding_degrees))
+    }
+
+    /// Limits fitted to the clips with `shape` in `space` (2° of padding, about the bind pose).
+    pub fn limits_shaped(&self, space: SpaceKind, shape: ShapeKind) -> Vec<Option<JointLimit>> {
+        let options = FitOptions {
+            space,
+            shape,
+            ..fit_options(FITTED_PADDING)
+        };
+        fit_limits(&self.skeleton, &self.clips, &options)
     }
 }
 
-/// Skeleton joint `j`'s limit fitted to `clips` (ellipsoids about the bind pose).
-fn fit_limits(
-    skeleton: &Skeleton,
-    clips: &[Motion],
-    padding_degrees: f64,
-) -> Vec<Option<JointLimit>> {
-    let options = FitOptions {
+/// Ellipsoids in full space about the bind pose, padded by `padding_degrees`.
+fn fit_options(padding_degrees: f64) -> FitOptions {
+    FitOptions {
         padding: padding_degrees.to_radians(),
         reference: ReferenceChoice::Bind,
         ..FitOptions::default()
-    };
+    }
+}
+
+/// Skeleton joint `j`'s limit fitted to `clips`.
+fn fit_limits(
+    skeleton: &Skeleton,
+    clips: &[Motion],
+    options: &FitOptions,
+) -> Vec<Option<JointLimit>> {
     let refs: Vec<&Motion> = clips.iter().collect();
-    let fitted = fit_skeleton_limits(skeleton, &refs, &options, &|_| {}).unwrap();
+    let fitted = fit_skeleton_limits(skeleton, &refs, options, &|_| {}).unwrap();
     let limiter = fitted.bind(skeleton).unwrap();
     (0..skeleton.len())
         .map(|j| limiter.joint_limit(j).cloned())

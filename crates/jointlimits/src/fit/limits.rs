@@ -38,6 +38,21 @@ pub enum ShapeKind {
     ReachCone,
 }
 
+impl ShapeKind {
+    /// Every kind, in the order the command line lists them.
+    pub const ALL: [ShapeKind; 9] = [
+        ShapeKind::Box,
+        ShapeKind::Obb,
+        ShapeKind::Ellipsoid,
+        ShapeKind::MinimumVolumeEllipsoid,
+        ShapeKind::Kdop(KdopDirections::Three),
+        ShapeKind::Kdop(KdopDirections::Seven),
+        ShapeKind::Kdop(KdopDirections::Thirteen),
+        ShapeKind::Hull,
+        ShapeKind::ReachCone,
+    ];
+}
+
 impl std::str::FromStr for ShapeKind {
     type Err = String;
 
