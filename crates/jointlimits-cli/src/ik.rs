@@ -4,7 +4,9 @@
 use anyhow::{Context, Result, bail};
 use glam::Vec3;
 use jointlimits::JointLimit;
-use jointlimits::ik::{Chain, IkOptions, Solver, Tracker, look_at, solve, solve_two_bone};
+use jointlimits::ik::{
+    Chain, IkOptions, Solver, StopReason, Tracker, look_at, solve, solve_two_bone,
+};
 use jointlimits::skeleton::Skeleton;
 use jointlimits_io::bvh::{Bvh, write_bvh_file};
 use jointlimits_io::read_limits_file;
@@ -139,6 +141,7 @@ pub fn run(request: IkRequest) -> Result<()> {
             });
             chain.write_to(&mut pose, rotating);
             summary.add(report.distance, report.reached(), report.iterations);
+            summary.beyond_reach += usize::from(report.stop == StopReason::OutOfReach);
         }
         let n = motion.joint_count;
         motion.rotations[frame * n..(frame + 1) * n].copy_from_slice(&pose.rotations);
@@ -146,11 +149,15 @@ pub fn run(request: IkRequest) -> Result<()> {
     let bvh = Bvh::from_motion(skeleton, &clips.files[0].channels, &motion)?;
     write_bvh_file(request.out, &bvh)?;
     let (what, unit, kept) = if request.look_at {
-        ("aimed within 0.06°", "°", String::new())
+        ("aimed within 0.06°".to_string(), "°", String::new())
     } else {
         let carried = tracker.carried_frames();
+        let what = match summary.beyond_reach {
+            0 => "reached".to_string(),
+            n => format!("reached, {n} beyond reach (pointed straight at the target)"),
+        };
         (
-            "reached",
+            what,
             "",
             format!("; {carried} kept on the last frame's solution"),
         )
@@ -171,6 +178,8 @@ pub fn run(request: IkRequest) -> Result<()> {
 struct Summary {
     frames: usize,
     reached: usize,
+    /// Frames whose target lay beyond the chain's length, reached as near as it allows.
+    beyond_reach: usize,
     iterations: usize,
     total_miss: f64,
     max_miss: f32,

@@ -7,6 +7,8 @@
 //! `ik/two_bone`: analytic two-bone IK with limits on the upper arm. `ik/look_at`: abdomen, chest,
 //! neck and head turned with limits toward 256 points around the head.
 
+// Shared with the tests, which use more of it.
+#[allow(dead_code)]
 #[path = "../tests/common/ik_problems.rs"]
 mod ik_problems;
 

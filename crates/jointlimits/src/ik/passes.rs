@@ -74,6 +74,25 @@ pub fn fabrik_pass<P: ChainPoint>(points: &mut [P], lengths: &[f32], target: P) 
     }
 }
 
+/// Lays every bone along the line from the root to `target`: the pose that every pass
+/// converges to when the target is beyond reach (the end effector then lies on the line, as near
+/// the target as the lengths allow). A target on the root leaves the points as they are.
+pub fn straighten_toward<P: ChainPoint>(points: &mut [P], lengths: &[f32], target: P) {
+    debug_assert_eq!(points.len(), lengths.len() + 1);
+    let Some(&root) = points.first() else {
+        return;
+    };
+    let line = target - root;
+    let squared = line.length_squared();
+    if squared < COINCIDENT {
+        return;
+    }
+    let direction = line * (1.0 / squared.sqrt());
+    for (bone, &length) in lengths.iter().enumerate() {
+        points[bone + 1] = points[bone] + direction * length;
+    }
+}
+
 /// The point at distance `length` from `anchor` in the direction of `toward` (`toward` itself
 /// when the two coincide and there is no direction).
 #[inline]
@@ -172,6 +191,7 @@ pub fn solve_points<P: ChainPoint>(
     }
     let reach: f32 = lengths.iter().sum();
     let mut progress = Progress::new(options, reach, (points[end] - target).length());
+    progress.set_floor((target - points[0]).length() - reach);
     if progress.already_reached() {
         return progress.reached_report();
     }

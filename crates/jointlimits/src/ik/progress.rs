@@ -47,6 +47,9 @@ impl Default for IkOptions {
 pub enum StopReason {
     /// The end effector is within the tolerance of the target.
     Reached,
+    /// The target is beyond the chain's reach, and the end effector is within the tolerance of
+    /// the nearest point any pose can reach (the chain points straight at the target).
+    OutOfReach,
     /// The iteration count ran out.
     Iterations,
     /// Iterations stopped improving (the target is out of reach or behind a limit).
@@ -95,6 +98,7 @@ pub(crate) struct Progress {
     started: Option<Instant>,
     stall_step: f32,
     pub best: f32,
+    floor: f32,
     slow: usize,
     pub iterations: usize,
     pub escapes: usize,
@@ -116,10 +120,18 @@ impl Progress {
             started: options.time_budget.map(|_| Instant::now()),
             stall_step: options.stall_fraction * length,
             best: initial_distance,
+            floor: 0.0,
             slow: 0,
             iterations: 0,
             escapes: 0,
         }
+    }
+
+    /// Sets the least distance any pose could reach, `|target − root| − reach` (nothing when the
+    /// target is within reach): a solve within the tolerance of it stops as
+    /// [`StopReason::OutOfReach`].
+    pub fn set_floor(&mut self, floor: f32) {
+        self.floor = floor.max(0.0);
     }
 
     /// Whether the initial pose already reaches the target.
@@ -139,6 +151,13 @@ impl Progress {
             return Step::Stop {
                 improved,
                 reason: StopReason::Reached,
+            };
+        }
+        // (Far targets measure distances in coarse floats: the slack grows with them.)
+        if self.best <= self.floor + self.options.tolerance.max(1e-6 * self.floor) {
+            return Step::Stop {
+                improved,
+                reason: StopReason::OutOfReach,
             };
         }
         // With limits, progress slower than a few percent per iteration is a trap being crept
