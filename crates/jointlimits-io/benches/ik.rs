@@ -4,7 +4,10 @@
 //!
 //! `ik/<solver>/<n>_bones/<limits|wide_limits|no_limits>`: time per solve, averaged over 256
 //! problems; `wide_limits` pads the fitted limits by 20° (loose limits, like hand-set ones).
-//! `ik/two_bone`: analytic two-bone IK with limits on the upper arm. `ik/look_at`: abdomen, chest,
+//! `ik/beyond_reach/<n>_bones/<limits|no_limits>`: the same problems with each target moved
+//! along its direction from the shoulder to 1.5 m away, out of reach (every solver takes the same
+//! path there: relaxation is timed). `ik/two_bone`: analytic two-bone IK with limits on the upper
+//! arm. `ik/look_at`: abdomen, chest,
 //! neck and head turned with limits toward 256 points around the head.
 
 // Shared with the tests, which use more of it.
@@ -81,6 +84,24 @@ fn ik(c: &mut Criterion) {
                     |chain, target, o| solve(chain, target, solver, o),
                 );
             }
+        }
+    }
+    for (bones, names) in [(3, &THREE_BONES[..]), (6, &SIX_BONES[..])] {
+        let arm = Arm::new(&capture, names);
+        let mut problems = arm.problems(&capture, PROBLEMS, 7);
+        for problem in &mut problems {
+            let shoulder = arm.chain(problem).positions()[0];
+            problem.target = shoulder + (problem.target - shoulder).normalize_or(Vec3::X) * 1.5;
+        }
+        for (mode, use_limits) in [("limits", true), ("no_limits", false)] {
+            bench_problems(
+                &mut group,
+                &format!("beyond_reach/{bones}_bones/{mode}"),
+                &arm,
+                &problems,
+                &options(use_limits),
+                |chain, target, o| solve(chain, target, Solver::Relaxation, o),
+            );
         }
     }
     let arm = Arm::new(&capture, &TWO_BONES);
