@@ -190,8 +190,8 @@ pub fn solve_points<P: ChainPoint>(
         return IkReport::untouched(f32::INFINITY);
     }
     let reach: f32 = lengths.iter().sum();
-    let mut progress = Progress::new(options, reach, (points[end] - target).length());
-    progress.set_floor((target - points[0]).length() - reach);
+    let floor = (target - points[0]).length() - reach;
+    let mut progress = Progress::new(options, reach, (points[end] - target).length(), floor);
     if progress.already_reached() {
         return progress.reached_report();
     }

@@ -52,7 +52,8 @@ pub enum StopReason {
     OutOfReach,
     /// The iteration count ran out.
     Iterations,
-    /// Iterations stopped improving (the target is out of reach or behind a limit).
+    /// Iterations stopped improving (the target is behind a limit, or beyond reach where the
+    /// limits keep the chain from pointing straight at it).
     Stalled,
     /// The time budget ran out.
     TimeBudget,
@@ -113,25 +114,20 @@ pub(crate) enum Step {
 }
 
 impl Progress {
-    /// Starts tracking from the initial distance for a chain of `length`.
-    pub fn new(options: &IkOptions, length: f32, initial_distance: f32) -> Progress {
+    /// Starts tracking from the initial distance for a chain of `length`. `floor` is the least
+    /// distance any pose could reach, `|target − root| − reach` (zero or less when the target is
+    /// within reach): a solve within the tolerance of it stops as [`StopReason::OutOfReach`].
+    pub fn new(options: &IkOptions, length: f32, initial_distance: f32, floor: f32) -> Progress {
         Progress {
             options: *options,
             started: options.time_budget.map(|_| Instant::now()),
             stall_step: options.stall_fraction * length,
             best: initial_distance,
-            floor: 0.0,
+            floor: floor.max(0.0),
             slow: 0,
             iterations: 0,
             escapes: 0,
         }
-    }
-
-    /// Sets the least distance any pose could reach, `|target − root| − reach` (nothing when the
-    /// target is within reach): a solve within the tolerance of it stops as
-    /// [`StopReason::OutOfReach`].
-    pub fn set_floor(&mut self, floor: f32) {
-        self.floor = floor.max(0.0);
     }
 
     /// Whether the initial pose already reaches the target.

@@ -75,23 +75,23 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
         return IkReport::untouched(f32::INFINITY);
     }
     chain.limit_all(use_limits);
-    let mut progress = Progress::new(
-        options,
-        chain.length(),
-        chain.end_effector().distance(target),
-    );
-    if progress.already_reached() {
-        return progress.reached_report();
-    }
     // Pinned joints cut the chain: only the joints beyond the last pin turn, and the passes run
     // on that part, from the pin to the end effector.
     let first = chain.first_free_joint();
     let free_length: f32 = chain.lengths()[first..].iter().sum();
-    let beyond_reach = target.distance(chain.positions()[first]) - free_length;
     // No pose brings the end nearer than `beyond_reach` (the free part pointing straight at the
     // target): a solve that gets within the tolerance of that is done.
-    progress.set_floor(beyond_reach);
+    let beyond_reach = target.distance(chain.positions()[first]) - free_length;
     let within_reach = beyond_reach < 0.0;
+    let mut progress = Progress::new(
+        options,
+        chain.length(),
+        chain.end_effector().distance(target),
+        beyond_reach,
+    );
+    if progress.already_reached() {
+        return progress.reached_report();
+    }
     // The chain lends its scratch buffers, so a solve does not allocate once they have grown.
     let (mut points, mut best) = chain.take_scratch();
     chain.save(&mut best);
