@@ -2,6 +2,7 @@
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
+use jointlimits::RotationLimit;
 use jointlimits::fit::{FitOptions, ReferenceChoice, ShapeKind, fit_skeleton_limits};
 use jointlimits::{Motion, SpaceKind};
 use jointlimits_io::write_limits_file;

@@ -7,8 +7,10 @@
 //! cone's slice lookup and its nearest boundary point run lane by lane, and the projections only
 //! for the lanes that are outside.
 //!
-//! The results equal [`JointLimit::limit`] (stateless, short way from the reference) up to f32
-//! rounding; inside rotations come back bit for bit unchanged.
+//! The results equal [`JointLimit::limit`] (the stateless contract: nearest over both covers and
+//! every twist turn) up to f32 rounding; inside rotations come back bit for bit unchanged. The
+//! lanes measure the short cover; the rare lane whose long cover could be nearer (a region
+//! reaching past π) goes through [`JointLimit::limit`].
 
 // Lane loops index several arrays in lockstep by lane number: the form that vectorises.
 #![allow(clippy::needless_range_loop)]
@@ -18,9 +20,11 @@ use std::f32::consts::{FRAC_PI_2, TAU};
 use glam::{Mat3, Quat, Vec3};
 
 use crate::fast_trig;
-use crate::joint_limit::{JointLimit, LimitRegion, TwistRange};
+use crate::contract::BOUNDARY_TOLERANCE;
+use crate::joint_limit::{JointLimit, LimitRegion};
 use crate::reach_cone::{ReachConeLimit, pseudo_azimuth};
-use crate::rotation::from_scaled_angle_axis;
+use crate::region::SwingTwistLimit;
+use crate::rotation::{from_scaled_angle_axis, rotation_about};
 use crate::shape::ellipsoid::{newton_step, still_climbing};
 use crate::shape::{BoxShape, EllipsoidShape, Frame, Polytope, Shape};
 
@@ -93,12 +97,12 @@ impl JointLimit {
     /// Limits every rotation of `rotations` (local rotations of this joint) in place, like
     /// [`JointLimit::limit`] on each, vectorised across them.
     ///
-    /// Stateless: each rotation is measured the short way from the reference. Authored regions
-    /// and joints with softening go through [`JointLimit::limit`] one rotation at a time.
+    /// Stateless: each rotation gets the nearest allowed rotation over both covers. Authored
+    /// regions and joints with softening go through [`JointLimit::limit`] one rotation at a time.
     pub fn limit_many(&self, rotations: &mut [Quat]) {
         let lane_kernel = matches!(
             self.region,
-            LimitRegion::Full { .. } | LimitRegion::SwingTwist { .. } | LimitRegion::ReachCone(_)
+            LimitRegion::Full(_) | LimitRegion::SwingTwist(_) | LimitRegion::ReachCone(_)
         );
         if self.softening.is_some() || !lane_kernel {
             for q in rotations.iter_mut() {
@@ -145,14 +149,13 @@ impl JointLimit {
     fn limit_group(&self, group: &mut [Quat; LANES]) {
         let input = load(group);
         let relative = short_way(&multiply_left(self.reference.conjugate(), &input));
-        let (limited, inside) = match &self.region {
-            LimitRegion::Full { shape } => limit_full(shape, &relative),
-            LimitRegion::SwingTwist {
-                twist_axis,
-                swing_basis,
-                swing,
-                twist,
-            } => limit_swing_twist(&relative, *twist_axis, swing_basis, swing, twist),
+        let LaneResult {
+            limited,
+            inside,
+            fallback,
+        } = match &self.region {
+            LimitRegion::Full(full) => limit_full(&full.shape, &relative),
+            LimitRegion::SwingTwist(limit) => limit_swing_twist(&relative, limit),
             LimitRegion::ReachCone(limit) => limit_reach_cone(&relative, limit),
             // Regions without lane kernels (limit_many normally sends them one at a time).
             _ => {
@@ -167,11 +170,21 @@ impl JointLimit {
         }
         let local = multiply_left(self.reference, &limited);
         for (i, q) in group.iter_mut().enumerate() {
-            if !inside[i] {
+            if fallback[i] {
+                *q = self.limit(*q);
+            } else if !inside[i] {
                 *q = Quat::from_xyzw(local.x[i], local.y[i], local.z[i], local.w[i]);
             }
         }
     }
+}
+
+/// What a lane kernel gives back: the limited relative rotations, which lanes were inside, and
+/// which lanes the scalar path must redo (a rotation whose other cover may be nearer).
+struct LaneResult {
+    limited: Quats,
+    inside: [bool; LANES],
+    fallback: [bool; LANES],
 }
 
 #[inline(always)]
@@ -264,16 +277,51 @@ fn exponential(p: &Points) -> Quats {
     out
 }
 
-/// Projects full-space points; returns the limited relative rotations and which lanes were
-/// inside.
+/// Projects full-space points (the short cover; lanes whose long cover could be nearer fall back
+/// to the scalar path, see [`crate::region::covers`]).
 #[inline(always)]
-fn limit_full(shape: &Shape, relative: &Quats) -> (Quats, [bool; LANES]) {
+fn limit_full(shape: &Shape, relative: &Quats) -> LaneResult {
     let point = logarithm(relative);
-    let (projected, inside) = project(shape, &point);
+    let (projected, mut inside) = project(shape, &point);
+    let mut fallback = [false; LANES];
     if inside.iter().all(|&i| i) {
-        return (*relative, inside);
+        return LaneResult {
+            limited: *relative,
+            inside,
+            fallback,
+        };
     }
-    (exponential(&projected), inside)
+    settle_boundary_lanes(shape, &point, &projected, &mut inside, &mut fallback);
+    LaneResult {
+        limited: exponential(&projected),
+        inside,
+        fallback,
+    }
+}
+
+/// For every outside lane, the distance of its projection: within the boundary tolerance it is
+/// inside; farther than the long cover can be (`2π − |p| − reach`) it needs the scalar path.
+#[inline(always)]
+fn settle_boundary_lanes(
+    shape: &Shape,
+    point: &Points,
+    projected: &Points,
+    inside: &mut [bool; LANES],
+    fallback: &mut [bool; LANES],
+) {
+    let reach = shape.reach();
+    for i in 0..LANES {
+        if inside[i] {
+            continue;
+        }
+        let (p, y) = (point.get(i), projected.get(i));
+        let distance = p.distance(y);
+        if distance <= BOUNDARY_TOLERANCE {
+            inside[i] = true;
+        } else if distance > TAU - p.length() - reach {
+            fallback[i] = true;
+        }
+    }
 }
 
 /// Projects limit-space points onto `shape`, with the inside flag per lane.
@@ -393,13 +441,8 @@ fn project_ellipsoid(shape: &EllipsoidShape, point: &Points) -> (Points, [bool; 
 
 /// Swing-twist limiting of every lane.
 #[inline(always)]
-fn limit_swing_twist(
-    relative: &Quats,
-    axis: Vec3,
-    basis: &Mat3,
-    swing_shape: &Shape,
-    twist_range: &TwistRange,
-) -> (Quats, [bool; LANES]) {
+fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
+    let (axis, basis) = (limit.twist_axis, &limit.swing_basis);
     // q = swing · twist with twist = normalise(axis·(v·axis), w); swing = q · twist⁻¹, whose
     // w is the norm of that projection (≥ 0), so the swing is the short way.
     let mut swing = Quats::default();
@@ -426,45 +469,51 @@ fn limit_swing_twist(
     let swing_point = logarithm(&swing);
     let mut in_plane = swing_point.transform(&basis.transpose(), Vec3::ZERO);
     in_plane.z = [0.0; LANES];
-    let (allowed, swing_inside) = project(swing_shape, &in_plane);
+    let (allowed, swing_inside) = project(&limit.swing, &in_plane);
     let mut inside = swing_inside;
+    let mut fallback = [false; LANES];
     let mut allowed_twist = twist_angle;
+    let reach = limit.swing.reach();
     for i in 0..LANES {
-        allowed_twist[i] = twist_angle[i].clamp(twist_range.min, twist_range.max);
-        inside[i] &= allowed_twist[i] == twist_angle[i];
+        let twist = limit.twist.measure(twist_angle[i]);
+        allowed_twist[i] = twist.allowed;
+        let (p, y) = (in_plane.get(i), allowed.get(i).with_z(0.0));
+        let swing_distance = if swing_inside[i] { 0.0 } else { p.distance(y) };
+        inside[i] = swing_distance.hypot(twist.distance) <= BOUNDARY_TOLERANCE;
+        fallback[i] = swing_distance > TAU - p.length() - reach;
     }
     if inside.iter().all(|&i| i) {
-        return (*relative, inside);
+        return LaneResult {
+            limited: *relative,
+            inside,
+            fallback,
+        };
     }
     let mut allowed_plane = allowed;
     allowed_plane.z = [0.0; LANES];
     let swing = exponential(&allowed_plane.transform(basis, Vec3::ZERO));
     let mut out = Quats::default();
     for i in 0..LANES {
-        let half = 0.5 * allowed_twist[i];
-        let (sin_abs, cos_half) = fast_trig::sin_cos(half.abs().min(std::f32::consts::PI));
-        let sin_half = sin_abs.copysign(half);
-        // swing · (axis·sin, cos)
-        let (bx, by, bz, bw) = (
-            axis.x * sin_half,
-            axis.y * sin_half,
-            axis.z * sin_half,
-            cos_half,
-        );
+        let twist = rotation_about(axis, allowed_twist[i]);
+        let (bx, by, bz, bw) = (twist.x, twist.y, twist.z, twist.w);
         let (ax, ay, az, aw) = (swing.x[i], swing.y[i], swing.z[i], swing.w[i]);
         out.x[i] = aw * bx + ax * bw + ay * bz - az * by;
         out.y[i] = aw * by - ax * bz + ay * bw + az * bx;
         out.z[i] = aw * bz + ax * by - ay * bx + az * bw;
         out.w[i] = aw * bw - ax * bx - ay * by - az * bz;
     }
-    (out, inside)
+    LaneResult {
+        limited: out,
+        inside,
+        fallback,
+    }
 }
 
 /// Reach-cone limiting of every lane: the twist angles, the axis directions `q·axis` and their
 /// azimuths around `V` lane by lane; then each lane's slice, inside test and twist range, and
 /// the nearest allowed rotation for the lanes outside, one at a time.
 #[inline(always)]
-fn limit_reach_cone(relative: &Quats, limit: &ReachConeLimit) -> (Quats, [bool; LANES]) {
+fn limit_reach_cone(relative: &Quats, limit: &ReachConeLimit) -> LaneResult {
     let axis = limit.twist_axis;
     let (e1, e2) = limit.cone.tangent();
     let mut twist = [0.0; LANES];
@@ -496,12 +545,16 @@ fn limit_reach_cone(relative: &Quats, limit: &ReachConeLimit) -> (Quats, [bool; 
     for i in 0..LANES {
         let d = direction.get(i);
         let q = Quat::from_xyzw(relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
-        let limited = limit.limit_measured(q, twist[i], d, limit.cone.slice_at(d, azimuth[i]));
+        let limited = limit.nearest_measured(q, twist[i], d, limit.cone.slice_at(d, azimuth[i]));
         inside[i] = limited.inside;
         let r = limited.relative;
         (out.x[i], out.y[i], out.z[i], out.w[i]) = (r.x, r.y, r.z, r.w);
     }
-    (out, inside)
+    LaneResult {
+        limited: out,
+        inside,
+        fallback: [false; LANES],
+    }
 }
 
 /// `atan2(y, x)` for `x ≥ 0` (a twist's cosine half), without branches.

@@ -7,7 +7,9 @@
 //!   clips: [`motion`]; a built-in humanoid: [`humanoid`].
 //! - Limit space ([`space`]): rotations relative to a reference, as scaled angle-axis points, whole
 //!   or split into swing and twist.
-//! - Limit regions with exact projections ([`shape`]): box, ellipsoid, k-DOP, convex hull;
+//! - One contract every limit kind implements ([`contract`], spec in `docs/limits.md`), and the
+//!   registered kinds ([`region`]).
+//! - Limit-space shapes with exact projections ([`shape`]): box, ellipsoid, k-DOP, convex hull;
 //!   reach cones with swing-dependent twist ([`reach_cone`]); authored Euler ranges, hinges,
 //!   cones and spherical ellipses ([`authored`]); anatomical presets ([`presets`]).
 //! - Fitting from clips ([`fit`]), softening ([`soften`]), one joint's limit ([`joint_limit`]),
@@ -24,6 +26,7 @@
 
 pub mod authored;
 pub mod batch;
+pub mod contract;
 pub mod euler;
 mod fast_trig;
 pub mod fit;
@@ -34,16 +37,21 @@ pub mod limiter;
 pub mod motion;
 pub mod presets;
 pub mod reach_cone;
+pub mod region;
 pub mod rotation;
 pub mod shape;
 pub mod skeleton;
 pub mod skeleton_limits;
 pub mod soften;
 pub mod space;
+pub mod twist;
 
 pub use euler::{Axis, EulerOrder};
 pub use fit::{FitOptions, ShapeKind, fit_skeleton_limits};
-pub use joint_limit::{JointLimit, LimitRegion, Limited, TwistRange};
+pub use contract::{LimitContext, Limited, RotationLimit};
+pub use joint_limit::JointLimit;
+pub use region::{FullLimit, LimitRegion, SwingTwistLimit};
+pub use twist::TwistRange;
 pub use limiter::Limiter;
 pub use motion::Motion;
 pub use shape::{LimitShape, Shape};

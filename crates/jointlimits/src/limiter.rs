@@ -1,30 +1,59 @@
-//! Enforcing limits on a stream of poses without side switching.
+//! Enforcing limits on a stream of poses: nearest, without flicker.
 //!
-//! A relative rotation and its negation are the same orientation but different limit-space
-//! points (the short way and the long way round). Choosing the short way afresh every frame makes a
-//! joint that is driven slowly past 180° from its reference jump to the far side of its limit. The
-//! limiter instead keeps, per joint, the cover of the previous frame's relative rotation and picks
-//! the nearer cover of the next one (runtime unrolling), exactly as fitting unrolls clips. Since
-//! every region is convex, its projection is non-expansive, so a small input step gives a small
-//! output step.
+//! The nearest allowed rotation jumps where two covers (or twist turns, or boundary points) are
+//! equally near, so a rotation swept slowly through such a place would make a purely stateless
+//! limiter's output jump there, and a noisy one flicker between the two sides. The limiter keeps,
+//! per joint, the cover and turn the previous frame used ([`Limited::measured`]) and continues
+//! from them while that answer is at most [`Limiter::margin`] farther than the stateless nearest;
+//! past the margin it switches to the nearest. So:
+//! - an allowed rotation is returned unchanged, bit for bit, whatever the history;
+//! - the output is never more than the margin farther than the nearest allowed rotation;
+//! - a slow input switches sides at most once each time it passes an equidistant place, and
+//!   between switches the output moves continuously (a convex region's projection is
+//!   non-expansive).
 
-use glam::Quat;
+use glam::{Quat, Vec4};
 
 use crate::joint_limit::{JointLimit, Limited};
-use crate::rotation::{nearest_cover, quat_abs};
 
-/// Applies a skeleton's limits frame after frame, remembering each joint's cover.
+/// The default [`Limiter::margin`]: 0.1 rad (5.7°).
+pub const DEFAULT_SWITCH_MARGIN: f32 = 0.1;
+
+/// Applies a skeleton's limits frame after frame, remembering each joint's side.
 #[derive(Clone, Debug)]
 pub struct Limiter {
     limits: Vec<Option<JointLimit>>,
-    previous: Vec<Option<Quat>>,
+    previous: Vec<Option<Vec4>>,
+    margin: f32,
 }
 
 impl Limiter {
-    /// A limiter for a skeleton whose joint `i` is limited by `limits[i]` (if any).
+    /// A limiter for a skeleton whose joint `i` is limited by `limits[i]` (if any), with the
+    /// default switch margin.
     pub fn new(limits: Vec<Option<JointLimit>>) -> Limiter {
         let previous = vec![None; limits.len()];
-        Limiter { limits, previous }
+        Limiter {
+            limits,
+            previous,
+            margin: DEFAULT_SWITCH_MARGIN,
+        }
+    }
+
+    /// The same limiter with another switch margin (radians, clamped to be non-negative; 0 makes
+    /// every frame the stateless nearest).
+    pub fn with_margin(mut self, margin: f32) -> Limiter {
+        self.margin = if margin.is_finite() {
+            margin.max(0.0)
+        } else {
+            DEFAULT_SWITCH_MARGIN
+        };
+        self
+    }
+
+    /// How much farther than the nearest allowed rotation the continued side may be before the
+    /// limiter switches (radians, in each region's metric).
+    pub fn margin(&self) -> f32 {
+        self.margin
     }
 
     /// Forgets the history (call at a cut, where motion is not continuous).
@@ -42,20 +71,27 @@ impl Limiter {
         self.limits.len()
     }
 
-    /// Limits joint `joint`'s local rotation, continuing its history. Returns the input's relative
-    /// rotation limit result; unlimited joints report inside.
+    /// Limits joint `joint`'s local rotation, continuing its history (module docs). Returns the
+    /// output local rotation and the limit result; unlimited joints report inside.
     #[inline]
     pub fn limit_joint(&mut self, joint: usize, local: Quat) -> (Quat, Limited) {
         let Some(limit) = self.limits.get(joint).and_then(Option::as_ref) else {
-            return (local, Limited::unchanged(local));
+            return (local, Limited::unchanged(local, Vec4::ZERO));
         };
-        let raw = limit.relative(local);
-        let relative = match self.previous[joint] {
-            Some(previous) => nearest_cover(raw, previous),
-            None => quat_abs(raw),
+        let relative = limit.relative(local);
+        let nearest = limit.limit_relative(relative);
+        let limited = match self.previous[joint] {
+            Some(previous) if !nearest.inside => {
+                let continued = limit.limit_relative_continuing(relative, previous);
+                if continued.violation <= nearest.violation + self.margin {
+                    continued
+                } else {
+                    nearest
+                }
+            }
+            _ => nearest,
         };
-        self.previous[joint] = Some(relative);
-        let limited = limit.limit_relative(relative);
+        self.previous[joint] = Some(limited.measured);
         let output = if limited.inside {
             local
         } else {

@@ -153,6 +153,18 @@ pub fn swing_and_twist_angle(q: Quat, axis: Vec3) -> (Quat, f32) {
     )
 }
 
+/// [`swing_and_twist_angle`], except that at a swing of exactly 180° (where every twist is a
+/// valid split) the twist is `fallback`: a stream passes its previous twist, so the twist stays
+/// where it was instead of snapping to 0.
+#[inline]
+pub fn swing_and_twist_angle_or(q: Quat, axis: Vec3, fallback: f32) -> (Quat, f32) {
+    let v = Vec3::new(q.x, q.y, q.z);
+    if v.dot(axis).hypot(q.w) < 1e-6 {
+        return (q * rotation_about(axis, fallback).conjugate(), fallback);
+    }
+    swing_and_twist_angle(q, axis)
+}
+
 /// The signed twist angle (radians, in `(-2π, 2π]`) of `twist` about the unit `axis`, for a `twist`
 /// produced by [`swing_twist`] with the same axis.
 #[inline]
@@ -161,11 +173,18 @@ pub fn twist_angle(twist: Quat, axis: Vec3) -> f32 {
     2.0 * sin_half.atan2(twist.w)
 }
 
-/// The rotation by `angle` (radians, `|angle| ≤ 2π`) about the unit `axis`, with fast
-/// polynomial trigonometry.
+/// The rotation by `angle` (radians, any value) about the unit `axis`, with fast polynomial
+/// trigonometry: `(sin(angle/2)·axis, cos(angle/2))`.
+///
+/// The half angle is reduced modulo 2π (the period of the quaternion in the half angle) before
+/// the polynomials see it, so angles beyond ±2π keep their cover: `angle` and `angle + 4π` give
+/// the same quaternion, `angle + 2π` its negation.
 #[inline]
 pub fn rotation_about(axis: Vec3, angle: f32) -> Quat {
-    let half = 0.5 * angle;
+    let mut half = 0.5 * angle;
+    if half.abs() > std::f32::consts::PI {
+        half -= std::f32::consts::TAU * (half / std::f32::consts::TAU).round();
+    }
     let (sin, cos) = crate::fast_trig::sin_cos(half.abs());
     let sin = sin.copysign(half);
     Quat::from_xyzw(axis.x * sin, axis.y * sin, axis.z * sin, cos)
@@ -319,6 +338,17 @@ mod tests {
         let st = swing_twist(swing_half, Vec3::Y);
         assert!(st.swing.is_finite() && st.twist.is_finite());
         assert!(close(st.swing * st.twist, swing_half, 1e-6));
+    }
+
+    #[test]
+    fn rotations_about_an_axis_keep_their_cover_beyond_two_pi() {
+        // Defect: angles past 2π reached the polynomial unreduced and the sine's sign flipped.
+        for angle in [-13.0f32, -7.0, -6.5, -6.2, -3.5, 0.3, 3.5, 6.2, 6.5, 7.0, 13.0] {
+            let q = rotation_about(Vec3::Z, angle);
+            let half = f64::from(angle) * 0.5;
+            assert!((f64::from(q.z) - half.sin()).abs() < 1e-5, "{angle}: {q}");
+            assert!((f64::from(q.w) - half.cos()).abs() < 1e-5, "{angle}: {q}");
+        }
     }
 
     #[test]

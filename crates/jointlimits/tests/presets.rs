@@ -1,6 +1,7 @@
 //! The anatomical presets: they load by name, allow and refuse the arm directions anatomy says,
 //! carry the twist ranges of their sources, and the left side mirrors the right.
 
+use jointlimits::RotationLimit;
 use glam::{Quat, Vec3};
 use jointlimits::presets::{PRESET_NAMES, preset};
 use jointlimits::rotation::rotation_between;
@@ -79,7 +80,7 @@ fn the_wrist_bends_like_a_wrist_and_pronates_within_its_range() {
     // A hand flexed 40° and pronated 120° is limited to 100° of pronation, keeping its flexion.
     let flexed = rotation_between(Vec3::NEG_Y, arm(90.0, 40.0));
     let pronated = flexed * Quat::from_axis_angle(Vec3::NEG_Y, 120f32.to_radians());
-    let limited = wrist.limit_relative(pronated);
+    let limited = wrist.nearest(pronated, &jointlimits::LimitContext::NONE);
     assert!(!limited.inside);
     let kept = limited.relative * Vec3::NEG_Y;
     assert!(kept.angle_between(arm(90.0, 40.0)) < 1e-4);

@@ -1,18 +1,21 @@
 //! A circular swing cone with a twist interval.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use crate::joint_limit::{Limited, TwistRange};
-use crate::rotation::{rotation_about, swing_and_twist_angle};
+use super::swing_plane::{SwingPoint, cover_nearest, rebuild, split};
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::space::SpaceKind;
+use crate::twist::{TwistMeasure, TwistRange};
 
 /// The classic ball-and-socket limit: the bone axis may swing up to `max_swing` away from its
-/// reference direction, and twist within `twist`.
+/// reference direction, and twist within `twist` (modulo 2π).
 ///
-/// With `q = swing · twist` split about `twist_axis`, the swing is a rotation by `φ ≤ π` about an
-/// axis perpendicular to `twist_axis`. Outside, `φ` is clamped to `max_swing` about the same
-/// axis (the radial projection, nearest in the swing's scaled angle-axis) and the twist angle is
-/// clamped to its interval.
+/// Metric: `√(d_swing² + d_twist²)` over the swing's scaled angle-axis (a point of the plane
+/// perpendicular to `twist_axis`) and the twist angle. The allowed swings are the disc
+/// `|s| ≤ max_swing`, so the nearest swing is the radial clamp, and the short-way swing is
+/// always at least as near as the long way (`max_swing ≤ π`). `measured` is
+/// `(swing x, swing y, 0, twist)` in the cover and turn used.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ConeLimit {
     /// The bone axis at the reference rotation (unit length).
@@ -24,36 +27,78 @@ pub struct ConeLimit {
 }
 
 impl ConeLimit {
-    /// Limits a relative rotation (in the cover to measure its twist in).
-    #[inline]
-    pub fn limit_relative(&self, relative: Quat) -> Limited {
-        let (swing, twist) = swing_and_twist_angle(relative, self.twist_axis);
-        let swing_sin = Vec3::new(swing.x, swing.y, swing.z);
-        let swing_angle = 2.0 * crate::fast_trig::atan2(swing_sin.length(), swing.w);
-        let allowed_twist = self.twist.clamp(twist);
-        let swing_inside = swing_angle <= self.max_swing;
-        if swing_inside && allowed_twist == twist {
-            return Limited::unchanged(relative);
-        }
-        let allowed_swing = if swing_inside {
-            swing
-        } else {
-            let swing_axis = swing_sin.normalize_or(self.twist_axis.any_orthonormal_vector());
-            rotation_about(swing_axis, self.max_swing)
-        };
-        Limited {
-            relative: allowed_swing * rotation_about(self.twist_axis, allowed_twist),
-            inside: false,
-            violation: (swing_angle - swing_angle.min(self.max_swing)).hypot(twist - allowed_twist),
-        }
+    fn first_axis(&self) -> Vec3 {
+        self.twist_axis.any_orthonormal_vector()
     }
 
-    /// Every number is finite, the axis is not zero and the intervals are not inverted.
-    pub fn is_finite(&self) -> bool {
+    fn result(&self, relative: Quat, swing: Vec2, twist: TwistMeasure) -> Limited {
+        let length = swing.length();
+        let swing_distance = (length - self.max_swing).max(0.0);
+        let violation = swing_distance.hypot(twist.distance);
+        let measured = Vec4::new(swing.x, swing.y, 0.0, twist.turned);
+        if violation <= BOUNDARY_TOLERANCE {
+            return Limited::unchanged(relative, measured);
+        }
+        let allowed = if swing_distance > 0.0 {
+            swing * (self.max_swing / length)
+        } else {
+            swing
+        };
+        Limited {
+            relative: rebuild(allowed, twist.allowed, self.twist_axis, self.first_axis()),
+            inside: false,
+            violation,
+            measured,
+        }
+    }
+}
+
+impl RotationLimit for ConeLimit {
+    #[inline]
+    fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
+        let SwingPoint { swing, twist } = split(relative, self.twist_axis, self.first_axis(), None);
+        self.result(relative, swing, self.twist.measure(twist))
+    }
+
+    #[inline]
+    fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
+        let SwingPoint { swing, twist } =
+            split(relative, self.twist_axis, self.first_axis(), Some(previous.w));
+        let swing = cover_nearest(swing, Vec2::new(previous.x, previous.y));
+        self.result(relative, swing, self.twist.measure_from(twist, previous.w))
+    }
+
+    fn is_valid(&self) -> bool {
         self.twist_axis.is_finite()
-            && self.twist_axis.length() > 0.5
+            && (self.twist_axis.length() - 1.0).abs() < 1e-3
             && self.max_swing.is_finite()
             && (0.0..=std::f32::consts::PI).contains(&self.max_swing)
             && self.twist.is_valid()
+    }
+
+    fn label(&self) -> String {
+        "swing cone + twist".to_string()
+    }
+
+    fn space(&self) -> SpaceKind {
+        SpaceKind::SwingTwist
+    }
+
+    fn examples() -> Vec<ConeLimit> {
+        vec![
+            ConeLimit {
+                twist_axis: Vec3::new(0.0, 1.0, 0.3).normalize(),
+                max_swing: 1.1,
+                twist: TwistRange {
+                    min: -0.4,
+                    max: 0.7,
+                },
+            },
+            ConeLimit {
+                twist_axis: Vec3::X,
+                max_swing: 2.9,
+                twist: TwistRange { min: 2.8, max: 3.5 },
+            },
+        ]
     }
 }

@@ -1,13 +1,13 @@
 //! A spherical ellipse (Grassia; Baerlocher & Boulic): an elliptic bound on the swing, with a
 //! twist interval.
 
-use glam::{DVec2, Quat, Vec2, Vec3};
+use glam::{DVec2, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use crate::joint_limit::{Limited, TwistRange};
-use crate::rotation::{
-    from_scaled_angle_axis, rotation_about, swing_and_twist_angle, to_scaled_angle_axis,
-};
+use super::swing_plane::{SwingPoint, cover_nearest, rebuild, split};
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::space::SpaceKind;
+use crate::twist::{TwistMeasure, TwistRange};
 
 /// Newton steps at most for the nearest point of an ellipse (they converge in far fewer).
 const MAX_NEWTON_STEPS: usize = 64;
@@ -17,9 +17,11 @@ const MAX_NEWTON_STEPS: usize = 64;
 /// With `q = swing · twist` split about `twist_axis`, the swing's scaled angle-axis `s` lies in
 /// the plane perpendicular to the axis; in coordinates `x = s·first_axis`,
 /// `y = s·(twist_axis × first_axis)` the allowed swings are `(x/a)² + (y/b)² ≤ 1`, `(a, b) =
-/// radii`: `a` is the largest swing about `first_axis`, `b` about the perpendicular axis.
-/// Outside, the swing moves to the nearest point of the ellipse (exact, by Newton's method on
-/// the Lagrange condition) and the twist is clamped.
+/// radii ≤ π`: `a` is the largest swing about `first_axis`, `b` about the perpendicular axis.
+/// Metric: `√(d_swing² + d_twist²)`. Outside, the swing moves to the nearest point of the ellipse
+/// (exact, by Newton's method on the Lagrange condition) and the twist to the nearest allowed
+/// turn. The ellipse is centred and within radius π, so the short-way swing is always at least
+/// as near as the long way. `measured` is `(x, y, 0, twist)` in the cover and turn used.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SphericalEllipseLimit {
     /// The bone axis at the reference rotation (unit length).
@@ -33,38 +35,45 @@ pub struct SphericalEllipseLimit {
 }
 
 impl SphericalEllipseLimit {
-    /// Limits a relative rotation (in the cover to measure its twist in).
-    #[inline]
-    pub fn limit_relative(&self, relative: Quat) -> Limited {
-        let (swing, twist) = swing_and_twist_angle(relative, self.twist_axis);
-        let second_axis = self.twist_axis.cross(self.first_axis);
-        let s = to_scaled_angle_axis(swing);
-        let point = Vec2::new(s.dot(self.first_axis), s.dot(second_axis));
+    fn result(&self, relative: Quat, swing: Vec2, twist: TwistMeasure) -> Limited {
         let (a, b) = (self.radii.x, self.radii.y);
-        let swing_inside = (point.x / a).powi(2) + (point.y / b).powi(2) <= 1.0;
-        let allowed_twist = self.twist.clamp(twist);
-        if swing_inside && allowed_twist == twist {
-            return Limited::unchanged(relative);
-        }
-        let (allowed_swing, swing_distance) = if swing_inside {
+        let swing_inside = (swing.x / a).powi(2) + (swing.y / b).powi(2) <= 1.0;
+        let (allowed, swing_distance) = if swing_inside {
             (swing, 0.0)
         } else {
-            let nearest = nearest_on_ellipse(point.as_dvec2(), self.radii.as_dvec2()).as_vec2();
-            (
-                from_scaled_angle_axis(nearest.x * self.first_axis + nearest.y * second_axis),
-                point.distance(nearest),
-            )
+            let nearest = nearest_on_ellipse(swing.as_dvec2(), self.radii.as_dvec2()).as_vec2();
+            (nearest, swing.distance(nearest))
         };
+        let violation = swing_distance.hypot(twist.distance);
+        let measured = Vec4::new(swing.x, swing.y, 0.0, twist.turned);
+        if violation <= BOUNDARY_TOLERANCE {
+            return Limited::unchanged(relative, measured);
+        }
         Limited {
-            relative: allowed_swing * rotation_about(self.twist_axis, allowed_twist),
+            relative: rebuild(allowed, twist.allowed, self.twist_axis, self.first_axis),
             inside: false,
-            violation: swing_distance.hypot(twist - allowed_twist),
+            violation,
+            measured,
         }
     }
+}
 
-    /// Every number is finite, the axes are unit and perpendicular, the radii positive and the
-    /// twist interval not inverted.
-    pub fn is_finite(&self) -> bool {
+impl RotationLimit for SphericalEllipseLimit {
+    #[inline]
+    fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
+        let SwingPoint { swing, twist } = split(relative, self.twist_axis, self.first_axis, None);
+        self.result(relative, swing, self.twist.measure(twist))
+    }
+
+    #[inline]
+    fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
+        let SwingPoint { swing, twist } =
+            split(relative, self.twist_axis, self.first_axis, Some(previous.w));
+        let swing = cover_nearest(swing, Vec2::new(previous.x, previous.y));
+        self.result(relative, swing, self.twist.measure_from(twist, previous.w))
+    }
+
+    fn is_valid(&self) -> bool {
         self.twist_axis.is_finite()
             && self.first_axis.is_finite()
             && (self.twist_axis.length() - 1.0).abs() < 1e-3
@@ -72,10 +81,41 @@ impl SphericalEllipseLimit {
             && self.twist_axis.dot(self.first_axis).abs() < 1e-3
             && self.radii.is_finite()
             && self.radii.min_element() > 0.0
+            && self.radii.max_element() <= std::f32::consts::PI
             && self.twist.is_valid()
     }
-}
 
+    fn label(&self) -> String {
+        "spherical ellipse + twist".to_string()
+    }
+
+    fn space(&self) -> SpaceKind {
+        SpaceKind::SwingTwist
+    }
+
+    fn examples() -> Vec<SphericalEllipseLimit> {
+        vec![
+            SphericalEllipseLimit {
+                twist_axis: Vec3::Y,
+                first_axis: Vec3::X,
+                radii: Vec2::new(1.2, 0.4),
+                twist: TwistRange {
+                    min: -0.8,
+                    max: 0.3,
+                },
+            },
+            SphericalEllipseLimit {
+                twist_axis: Vec3::new(0.0, 0.6, 0.8),
+                first_axis: Vec3::X,
+                radii: Vec2::new(0.3, 2.8),
+                twist: TwistRange {
+                    min: -3.6,
+                    max: -2.9,
+                },
+            },
+        ]
+    }
+}
 /// The nearest point to `p` (outside) of the ellipse with semi-axes `radii`.
 ///
 /// The nearest point is `(a²x/(t + a²), b²y/(t + b²))` for the root `t > 0` of

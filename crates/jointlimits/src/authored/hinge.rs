@@ -1,21 +1,24 @@
 //! A hinge: rotation about one axis only, between two angles.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use crate::joint_limit::Limited;
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{angle_between, rotation_about};
+use crate::space::SpaceKind;
+use crate::twist::{TwistMeasure, TwistRange};
 
 /// Largest off-axis rotation (radians) still counted as on the hinge: f32 rounding of a pure
 /// hinge rotation stays far below it.
 const OFF_AXIS_SLACK: f32 = 1e-5;
 
 /// A one-axis joint (elbow, knee, finger): relative rotations `rotation(axis, θ)` with
-/// `min ≤ θ ≤ max`.
+/// `θ ∈ [min, max]` modulo 2π.
 ///
-/// Projection: the rotation about `axis` nearest to `q = (v, w)` is its twist, angle
-/// `θ = 2·atan2(v·axis, w)` (it maximises `|⟨q, r⟩|` over rotations `r` about the axis); the
-/// angle, continuous in the cover of `q`, is then clamped to `[min, max]`.
+/// Metric: the rotation angle between the input and the output. The rotation about `axis`
+/// nearest to `q = (v, w)` in it has the angle `θ` of `q`'s twist, `θ = 2·atan2(v·axis, w)`:
+/// `|⟨q, rotation(axis, θ′)⟩| = N·|cos((θ′ − θ)/2)|` with `N = |(v·axis, w)|`, which is largest for
+/// the `θ′` of the interval nearest to `θ` over every turn. `measured` is `(θ turned, 0, 0, 0)`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HingeLimit {
     /// The hinge axis in the joint's frame (unit length).
@@ -38,28 +41,80 @@ impl HingeLimit {
         (hinge, off)
     }
 
-    /// Limits a relative rotation (in the cover to measure its angle in).
-    #[inline]
-    pub fn limit_relative(&self, relative: Quat) -> Limited {
-        let (hinge, off_axis) = self.angles(relative);
-        let allowed = hinge.clamp(self.min, self.max);
-        if off_axis <= OFF_AXIS_SLACK && allowed == hinge {
-            return Limited::unchanged(relative);
+    fn range(&self) -> TwistRange {
+        TwistRange {
+            min: self.min,
+            max: self.max,
         }
-        let limited = rotation_about(self.axis, allowed);
+    }
+
+    fn result(&self, relative: Quat, off_axis: f32, angle: TwistMeasure) -> Limited {
+        let measured = Vec4::new(angle.turned, 0.0, 0.0, 0.0);
+        if off_axis <= OFF_AXIS_SLACK && angle.distance <= BOUNDARY_TOLERANCE {
+            return Limited::unchanged(relative, measured);
+        }
+        let limited = rotation_about(self.axis, angle.allowed);
         Limited {
             relative: limited,
             inside: false,
             violation: angle_between(relative, limited),
+            measured,
         }
     }
+}
 
-    /// Every number is finite, the axis is not zero and `min ≤ max`.
-    pub fn is_finite(&self) -> bool {
+impl RotationLimit for HingeLimit {
+    #[inline]
+    fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
+        let (hinge, off_axis) = self.angles(relative);
+        self.result(relative, off_axis, self.range().measure(hinge))
+    }
+
+    #[inline]
+    fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
+        let (mut hinge, off_axis) = self.angles(relative);
+        let along = Vec3::new(relative.x, relative.y, relative.z).dot(self.axis);
+        if along.hypot(relative.w) < 1e-6 {
+            // Half a turn off the hinge: every hinge angle is equally near; keep the stream's.
+            hinge = previous.x;
+        }
+        self.result(
+            relative,
+            off_axis,
+            self.range().measure_from(hinge, previous.x),
+        )
+    }
+
+    fn is_valid(&self) -> bool {
         self.axis.is_finite()
-            && self.axis.length() > 0.5
+            && (self.axis.length() - 1.0).abs() < 1e-3
             && self.min.is_finite()
             && self.max.is_finite()
             && self.min <= self.max
+    }
+
+    fn label(&self) -> String {
+        "hinge".to_string()
+    }
+
+    fn space(&self) -> SpaceKind {
+        SpaceKind::SwingTwist
+    }
+
+    fn examples() -> Vec<HingeLimit> {
+        let axis = Vec3::new(1.0, 0.1, 0.0).normalize();
+        vec![
+            HingeLimit {
+                axis,
+                min: -0.1,
+                max: 2.4,
+            },
+            // Past half a turn: angles near ±π are inside by turning.
+            HingeLimit {
+                axis: Vec3::Z,
+                min: 2.0,
+                max: 4.0,
+            },
+        ]
     }
 }

@@ -8,6 +8,7 @@ use super::reach_cone::fit_reach_cone;
 use super::samples::{ReferenceChoice, SampleError, reference_rotation, relative_rotations};
 use super::subsample;
 use crate::joint_limit::{JointLimit, LimitRegion, TwistRange, swing_basis, swing_plane_point};
+use crate::region::{FullLimit, SwingTwistLimit};
 use crate::motion::Motion;
 use crate::shape::{
     BoxShape, EllipsoidFit, EllipsoidShape, Frame, HullShape, KdopDirections, KdopShape, Shape,
@@ -213,7 +214,7 @@ pub fn fit_joint_limit(
             let samples: Vec<DVec3> = all.map(|&q| full_point(q).as_dvec3()).collect();
             let core = core_samples(&samples, options.subsample);
             let shape = fit_shape(options.shape, &core, &samples, options).map_err(shape_error)?;
-            LimitRegion::Full { shape }
+            LimitRegion::Full(FullLimit { shape })
         }
         SpaceKind::SwingTwist => {
             let basis = swing_basis(twist_axis);
@@ -228,7 +229,7 @@ pub fn fit_joint_limit(
             let core = core_samples(&swings, options.subsample);
             let swing = fit_shape(options.shape, &core, &swings, options).map_err(shape_error)?;
             let pad = options.padding.max(0.0);
-            LimitRegion::SwingTwist {
+            LimitRegion::SwingTwist(SwingTwistLimit {
                 twist_axis,
                 swing_basis: basis,
                 swing,
@@ -236,7 +237,7 @@ pub fn fit_joint_limit(
                     min: (twist_min - pad) as f32,
                     max: (twist_max + pad) as f32,
                 },
-            }
+            })
         }
     };
     Ok(JointLimit {

@@ -16,6 +16,14 @@ use glam::Vec3;
 /// Edges processed per step (a multiple of the widest vector).
 const CHUNK: usize = 8;
 
+/// Where on an edge its nearest point to a direction lies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum End {
+    Start,
+    Finish,
+    Inside,
+}
+
 /// [`CHUNK`] edges as columns: `n`, `n × a`, `b × n`, `a`, `b`, three coordinates each.
 #[derive(Clone, Debug, PartialEq)]
 struct EdgeChunk([[f32; CHUNK]; 15]);
@@ -116,6 +124,47 @@ impl EdgeTable {
         let edge = best_chunk[best] as usize * CHUNK + best;
         let edge = if edge < self.count { edge } else { 0 };
         (self.point_on(edge, d), edge)
+    }
+
+    /// A local minimum of the distance to `d` along the boundary, found from edge `start`: while
+    /// the nearest point of the current edge is one of its ends and the edge beyond that end
+    /// comes nearer, step onto it. An edge whose nearest point lies inside it is a local minimum
+    /// and is kept, even where another edge is as near or nearer (the global nearest may jump to
+    /// the far side of a notch; a stream must not).
+    pub(crate) fn nearest_from(&self, d: Vec3, start: usize) -> (Vec3, usize) {
+        let n = self.count;
+        let mut edge = start % n;
+        let (mut point, mut end) = self.point_and_end(edge, d);
+        // At most once round the polygon: each step strictly lowers the distance.
+        for _ in 0..n {
+            let next = match end {
+                End::Start => (edge + n - 1) % n,
+                End::Finish => (edge + 1) % n,
+                End::Inside => break,
+            };
+            let (next_point, next_end) = self.point_and_end(next, d);
+            if (d - next_point).length_squared() >= (d - point).length_squared() {
+                break;
+            }
+            (edge, point, end) = (next, next_point, next_end);
+        }
+        (point, edge)
+    }
+
+    /// The nearest point of edge `i` to `d` and whether it is one of the edge's ends.
+    fn point_and_end(&self, i: usize, d: Vec3) -> (Vec3, End) {
+        let (c, j) = (&self.chunks[i / CHUNK].0, i % CHUNK);
+        let column = |k: usize| Vec3::new(c[k][j], c[k + 1][j], c[k + 2][j]);
+        let (a, b) = (column(9), column(12));
+        let point = self.point_on(i, d);
+        let end = if point == a {
+            End::Start
+        } else if point == b {
+            End::Finish
+        } else {
+            End::Inside
+        };
+        (point, end)
     }
 
     /// The nearest point of edge `i` to `d`.

@@ -2,24 +2,33 @@
 //! the cone must hold, and the twist about the bone must lie within the limits interpolated at
 //! that direction.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::ReachCone;
-use crate::joint_limit::Limited;
+use super::{ReachCone, TwistRange};
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{rotation_about, rotation_between_units};
+use crate::space::SpaceKind;
+use super::nearest::angle;
 
 /// A joint limit made of a reach cone for the direction of the twist axis and swing-dependent
 /// twist limits.
 ///
-/// A relative rotation `q = swing · twist` (split about `twist_axis`) points the axis at
-/// `d = q·axis`; its twist angle `θ` keeps the cover of `q`, so it runs continuously past ±π. The
-/// limit moves `d` to its geodesically nearest direction `d′` in the cone, then clamps `θ` to the
-/// twist limits at `d′`, and rebuilds `rotation_between(axis, d′) · twist(axis, θ′)`.
+/// A relative rotation `q = swing · twist(θ)` (split about `twist_axis`, the swing the shortest
+/// arc) points the axis at `d = q·axis`. It is allowed when `d` lies in the cone and some turn
+/// `θ + 2πk` lies within the twist limits interpolated at `d`.
 ///
-/// As in every swing-twist split, the twist is undefined where the swing reaches 180° (the
-/// bone pointing against its reference direction); cones reaching within a few degrees of
-/// `−twist_axis` lose precision there.
+/// Metric: `√(α² + δ²)`, with `α` the angle between the directions and `δ` the twist
+/// difference (best turn). The nearest allowed rotation minimises it over the directions `d′` of
+/// the cone and the twists allowed there; since the twist limits vary across the cone, that is
+/// not the nearest direction paired with a clamped twist: the search starts there and refines
+/// (see [`ReachConeLimit::refine`]).
+///
+/// `measured` is `(direction, twist)`: the output's direction (which a stream's boundary search
+/// continues from) and the turn of the input twist used. As in every swing-twist split, the twist
+/// is degenerate where the swing reaches 180° (the bone pointing against its reference
+/// direction): there the split takes the identity twist, so the rotation is measured
+/// consistently, and a stream crossing it switches once.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReachConeLimit {
     /// The bone's axis in the joint's frame at the reference rotation (unit length).
@@ -29,54 +38,71 @@ pub struct ReachConeLimit {
 }
 
 impl ReachConeLimit {
-    /// Limits a relative rotation (in the cover to measure its twist in).
-    #[inline]
-    pub fn limit_relative(&self, relative: Quat) -> Limited {
+    /// The twist angle of `relative` about the axis (in its cover) and the axis direction
+    /// `q·axis`.
+    #[inline(always)]
+    pub(crate) fn measure(&self, relative: Quat) -> (f32, Vec3) {
         let axis = self.twist_axis;
         // The twist of `q = (v, w)` about the axis is the normalised `(axis(v·axis), w)`, so its
         // angle needs no normalisation; and `swing · axis = q · axis`.
         let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
         let twist = 2.0 * crate::fast_trig::atan2(along, relative.w);
-        let direction = relative * axis;
-        self.limit_measured(relative, twist, direction, self.cone.slice_of(direction))
+        (twist, relative * axis)
     }
 
-    /// [`ReachConeLimit::limit_relative`] once the twist angle, the axis direction `q·axis`
-    /// and its slice are known.
+    /// The stateless nearest once the twist angle, the axis direction `q·axis` and its slice
+    /// are known.
     #[inline(always)]
-    pub(crate) fn limit_measured(
+    pub(crate) fn nearest_measured(
         &self,
         relative: Quat,
         twist: f32,
         direction: Vec3,
         slice: usize,
     ) -> Limited {
-        let axis = self.twist_axis;
         if self.cone.inside_slice(direction, slice) {
             let range = self.cone.twist_limits_in_slice(direction, slice);
-            if range.contains(twist) {
-                return Limited::unchanged(relative);
+            let measure = range.measure(twist);
+            if measure.distance <= BOUNDARY_TOLERANCE {
+                return Limited::unchanged(relative, direction.extend(measure.turned));
             }
-            let allowed = range.clamp(twist);
-            // swing · twist(allowed) = q · twist(allowed − twist).
-            return Limited {
-                relative: relative * rotation_about(axis, allowed - twist),
-                inside: false,
-                violation: (twist - allowed).abs(),
-            };
+            return self.refine(relative, twist, direction, direction, slice, measure);
         }
         let (nearest, edge) = self.cone.nearest_on_boundary(direction);
         // A point of edge `i` lies in slice `i` (at a corner, in both slices that share it,
         // where the limits agree).
-        let range = self.cone.twist_limits_in_slice(nearest, edge);
-        let allowed = range.clamp(twist);
-        // atan2 of sine and cosine stays accurate for the tiny angles where acos loses digits.
-        let swing_distance =
-            crate::fast_trig::atan2(direction.cross(nearest).length(), direction.dot(nearest));
+        let measure = self.cone.twist_limits_in_slice(nearest, edge).measure(twist);
+        self.refine(relative, twist, direction, nearest, edge, measure)
+    }
+
+    /// The result moving the input to the allowed `(to, allowed_twist)`.
+    #[inline(always)]
+    pub(super) fn moved(
+        &self,
+        relative: Quat,
+        twist: f32,
+        direction: Vec3,
+        to: Vec3,
+        turned: f32,
+        allowed_twist: f32,
+    ) -> Limited {
+        let swing_distance = angle(direction, to);
+        let violation = swing_distance.hypot(turned - allowed_twist);
+        if violation <= BOUNDARY_TOLERANCE {
+            return Limited::unchanged(relative, direction.extend(turned));
+        }
+        let allowed = if swing_distance == 0.0 {
+            // swing · twist(allowed) = q · twist(allowed − twist), exact in the input's swing.
+            relative * rotation_about(self.twist_axis, allowed_twist - twist)
+        } else {
+            rotation_between_units(self.twist_axis, to)
+                * rotation_about(self.twist_axis, allowed_twist)
+        };
         Limited {
-            relative: rotation_between_units(axis, nearest) * rotation_about(axis, allowed),
+            relative: allowed,
             inside: false,
-            violation: (swing_distance.powi(2) + (twist - allowed).powi(2)).sqrt(),
+            violation,
+            measured: to.extend(turned),
         }
     }
 
@@ -84,5 +110,94 @@ impl ReachConeLimit {
     /// when it was built).
     pub fn is_finite(&self) -> bool {
         self.twist_axis.is_finite() && (self.twist_axis.length() - 1.0).abs() < 1e-4
+    }
+}
+
+impl RotationLimit for ReachConeLimit {
+    #[inline]
+    fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
+        let (twist, direction) = self.measure(relative);
+        self.nearest_measured(relative, twist, direction, self.cone.slice_of(direction))
+    }
+
+    fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
+        let (mut twist, direction) = self.measure(relative);
+        let along = Vec3::new(relative.x, relative.y, relative.z).dot(self.twist_axis);
+        if along.hypot(relative.w) < 1e-6 {
+            // A swing of exactly 180°: every twist is a valid split; keep the stream's.
+            twist = previous.w;
+        }
+        let slice = self.cone.slice_of(direction);
+        let (to, slice) = if self.cone.inside_slice(direction, slice) {
+            (direction, slice)
+        } else {
+            let start = self.cone.slice_of(previous.truncate());
+            self.cone.nearest_on_boundary_from(direction, start)
+        };
+        let range = self.cone.twist_limits_in_slice(to, slice);
+        let measure = range.measure_from(twist, previous.w);
+        if to == direction && measure.distance <= BOUNDARY_TOLERANCE {
+            return Limited::unchanged(relative, direction.extend(measure.turned));
+        }
+        self.refine(relative, twist, direction, to, slice, measure)
+    }
+
+    fn is_valid(&self) -> bool {
+        self.is_finite()
+    }
+
+    fn label(&self) -> String {
+        format!("reach cone ({} points) + twist", self.cone.boundary().len())
+    }
+
+    fn space(&self) -> SpaceKind {
+        SpaceKind::SwingTwist
+    }
+
+    fn examples() -> Vec<ReachConeLimit> {
+        let axis = Vec3::Y;
+        // An elongated, concave cone leaning off the axis, twist limits varying around it.
+        let boundary: Vec<Vec3> = (0..12)
+            .map(|i| {
+                let a = i as f32 * std::f32::consts::TAU / 12.0;
+                let radius = if i % 3 == 0 { 0.45 } else { 0.9 + 0.3 * a.cos() };
+                Vec3::new(radius * a.cos(), 1.0, -0.7 * radius * a.sin()).normalize()
+            })
+            .collect();
+        let twists: Vec<TwistRange> = (0..12)
+            .map(|i| {
+                let t = i as f32 * 0.5;
+                TwistRange {
+                    min: -0.6 + 0.3 * t.sin(),
+                    max: 0.5 + 0.4 * t.cos(),
+                }
+            })
+            .collect();
+        let visible = Vec3::new(0.1, 1.0, 0.05);
+        let centre = TwistRange {
+            min: -0.9,
+            max: 0.8,
+        };
+        let leaning = ReachCone::with_twist(visible, &boundary, centre, &twists)
+            .expect("a valid example cone");
+        // A wide cone reaching past the equator, twist limits past +π.
+        let wide: Vec<Vec3> = (0..8)
+            .map(|i| {
+                let a = i as f32 * std::f32::consts::TAU / 8.0;
+                Vec3::new(a.cos(), -0.3, -a.sin())
+            })
+            .collect();
+        let wide = ReachCone::new(Vec3::Y, &wide, TwistRange { min: 2.4, max: 3.7 })
+            .expect("a valid example cone");
+        vec![
+            ReachConeLimit {
+                twist_axis: axis,
+                cone: leaning,
+            },
+            ReachConeLimit {
+                twist_axis: axis,
+                cone: wide,
+            },
+        ]
     }
 }

@@ -175,6 +175,22 @@ impl LimitShape for Shape {
 }
 
 impl Shape {
+    /// An upper bound on `|x|` over the region: how far from the reference it reaches. Cheap (a
+    /// few operations; polytopes keep theirs), so projections can tell when the other cover of a
+    /// rotation could be nearer (see [`crate::region`]).
+    #[inline]
+    pub fn reach(&self) -> f32 {
+        match self {
+            Shape::Box(s) => {
+                let middle = s.frame.to_world(0.5 * (s.min + s.max));
+                middle.length() + (0.5 * (s.max - s.min)).length()
+            }
+            Shape::Ellipsoid(s) => s.frame.center.length() + s.semi_axes.max_element(),
+            Shape::Kdop(s) => s.frame.center.length() + s.polytope().reach(),
+            Shape::Hull(s) => s.frame.center.length() + s.polytope().reach(),
+        }
+    }
+
     /// Every number stored in the shape is finite (checked when loading a limits file).
     pub fn is_finite(&self) -> bool {
         match self {

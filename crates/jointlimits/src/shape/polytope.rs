@@ -29,12 +29,20 @@ pub struct Polytope {
     /// In the face plane, perpendicular to the edge, pointing into the polygon.
     edge_inward: Vec<Vec3>,
     vertices: Vec<Vec3>,
+    /// The largest vertex distance from the origin of the polytope's coordinates.
+    reach: f32,
 }
 
 impl Polytope {
     /// Height above a face below which a point still counts as inside, in radians: f32 rounding
     /// of coordinates up to about 2π.
     pub(crate) const INSIDE_TOLERANCE: f32 = 2e-6;
+
+    /// The largest distance of a point of the polytope from the origin of its coordinates.
+    #[inline]
+    pub fn reach(&self) -> f32 {
+        self.reach
+    }
 
     /// The convex hull of `points` (f64), which must span a volume.
     pub fn hull(points: &[DVec3]) -> Result<Polytope, HullError> {
@@ -58,6 +66,11 @@ impl Polytope {
             edge_vector: Vec::new(),
             edge_inward: Vec::new(),
             vertices: hull.vertices.iter().map(|v| v.as_vec3()).collect(),
+            reach: hull
+                .vertices
+                .iter()
+                .map(|v| v.length())
+                .fold(0.0, f64::max) as f32,
         };
         for (face, &normal) in hull.faces.iter().zip(&hull.normals) {
             let offset = face

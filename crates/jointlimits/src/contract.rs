@@ -1,0 +1,103 @@
+//! The one contract every limit kind implements, on rotations (spec: `docs/limits.md`).
+//!
+//! A limit kind describes a set of allowed *relative* rotations `q_rel = q_ref⁻¹ · q`. Every kind
+//! answers through [`RotationLimit`]:
+//! - **membership depends only on the rotation**: `q_rel` is allowed when some cover of it
+//!   (`q_rel` or `−q_rel`), and for twist angles some whole turn `τ + 2πk`, lies in the region, up
+//!   to [`BOUNDARY_TOLERANCE`];
+//! - [`RotationLimit::nearest`] is stateless and returns the exact nearest allowed rotation over
+//!   both covers and every turn, in the metric the kind documents, and an allowed input itself,
+//!   bit for bit;
+//! - [`RotationLimit::nearest_continuing`] is the nearest allowed rotation reached from the cover
+//!   and turn a stream used last frame ([`Limited::measured`]); [`crate::Limiter`] takes it
+//!   instead of the stateless answer only while it is at most a margin farther.
+//!
+//! A kind is one file implementing this trait plus one line in [`crate::region`]'s registration
+//! list; its [`RotationLimit::examples`] join the list every property test iterates.
+
+use glam::{Quat, Vec4};
+
+use crate::space::SpaceKind;
+
+/// Violations up to this many radians count as inside: the f32 rounding of a rotation taken
+/// through limit space and back, or written to a file and read again.
+pub const BOUNDARY_TOLERANCE: f32 = 1e-5;
+
+/// What a limit may depend on besides the rotation it limits: the state of the joint's parent,
+/// for limits coupled across joints. Every kind so far ignores it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LimitContext {
+    /// The parent joint's relative rotation this frame, when known.
+    pub parent: Option<Quat>,
+}
+
+impl LimitContext {
+    /// No context: what stateless callers pass.
+    pub const NONE: LimitContext = LimitContext { parent: None };
+}
+
+/// The result of limiting a relative rotation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limited {
+    /// The allowed relative rotation (the input itself, bit for bit, when it was inside).
+    pub relative: Quat,
+    /// Whether the input was allowed.
+    pub inside: bool,
+    /// The distance from the input to `relative` in the kind's metric (radians; 0 inside).
+    pub violation: f32,
+    /// The input as the kind measured it, in the cover and turn that were used (for example the
+    /// scaled angle-axis point, or swing and twist). A stream passes it back to
+    /// [`RotationLimit::nearest_continuing`] next frame; its layout is the kind's own.
+    pub measured: Vec4,
+}
+
+impl Limited {
+    /// The result for a rotation that was already allowed, measured as `measured`.
+    #[inline]
+    pub fn unchanged(relative: Quat, measured: Vec4) -> Limited {
+        Limited {
+            relative,
+            inside: true,
+            violation: 0.0,
+            measured,
+        }
+    }
+}
+
+/// The contract of a limit kind on relative rotations (module docs).
+pub trait RotationLimit {
+    /// The exact nearest allowed rotation to `relative` (either cover) over both covers and every
+    /// turn; `relative` itself when it is allowed.
+    fn nearest(&self, relative: Quat, context: &LimitContext) -> Limited;
+
+    /// The nearest allowed rotation reached from the cover and turn of `relative` closest to
+    /// `previous` (a [`Limited::measured`] of an earlier frame): continuous along a stream. An
+    /// allowed input still comes back unchanged.
+    fn nearest_continuing(&self, relative: Quat, previous: Vec4, context: &LimitContext)
+    -> Limited;
+
+    /// Whether `relative` is allowed.
+    fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
+        self.nearest(relative, context).inside
+    }
+
+    /// How far `relative` is from the nearest allowed rotation (radians, 0 inside).
+    fn violation(&self, relative: Quat, context: &LimitContext) -> f32 {
+        self.nearest(relative, context).violation
+    }
+
+    /// Every stored number is finite and consistent (checked when a limits file is read).
+    fn is_valid(&self) -> bool;
+
+    /// A short description, such as `ellipsoid` or `reach cone (32 points) + twist`.
+    fn label(&self) -> String;
+
+    /// The limit space it lives in: full for kinds on the whole rotation, swing-twist for kinds
+    /// that split off a twist.
+    fn space(&self) -> SpaceKind;
+
+    /// Representative limits of this kind (every shape it can hold), for tests and benches.
+    fn examples() -> Vec<Self>
+    where
+        Self: Sized;
+}

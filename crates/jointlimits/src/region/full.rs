@@ -1,0 +1,73 @@
+//! Full-space limits: one convex region over the scaled angle-axis of the whole relative
+//! rotation.
+//!
+//! Metric: the Euclidean distance in limit space between scaled angle-axis points, taken over
+//! both covers of the input (see [`super::covers`]). Because the region is convex, its projection
+//! is unique and non-expansive within one cover.
+
+use glam::{DVec3, Quat, Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+
+use super::covers::{project_cover_from, project_covers};
+use crate::contract::{LimitContext, Limited, RotationLimit};
+use crate::rotation::{from_scaled_angle_axis, quat_abs};
+use crate::shape::{Projection, Shape};
+use crate::space::{SpaceKind, full_point};
+
+/// A region over `log(q_rel)`. `measured` in its results is the input's point in the cover
+/// used, `(x, y, z, 0)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FullLimit {
+    /// The allowed scaled angle-axis points.
+    pub shape: Shape,
+}
+
+impl FullLimit {
+    /// The result of a projection made from the cover point `point` of `relative`.
+    #[inline(always)]
+    fn result(relative: Quat, point: Vec3, projection: Projection) -> Limited {
+        if projection.inside {
+            return Limited::unchanged(relative, point.extend(0.0));
+        }
+        Limited {
+            relative: from_scaled_angle_axis(projection.point),
+            inside: false,
+            violation: projection.distance,
+            measured: point.extend(0.0),
+        }
+    }
+}
+
+impl RotationLimit for FullLimit {
+    #[inline]
+    fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
+        let (projection, point) = project_covers(&self.shape, full_point(quat_abs(relative)));
+        FullLimit::result(relative, point, projection)
+    }
+
+    #[inline]
+    fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
+        let p = full_point(quat_abs(relative));
+        let (projection, point) = project_cover_from(&self.shape, p, previous.truncate());
+        FullLimit::result(relative, point, projection)
+    }
+
+    fn is_valid(&self) -> bool {
+        self.shape.is_finite() && self.shape.reach() <= super::MAX_REACH
+    }
+
+    fn label(&self) -> String {
+        self.shape.label()
+    }
+
+    fn space(&self) -> SpaceKind {
+        SpaceKind::Full
+    }
+
+    fn examples() -> Vec<FullLimit> {
+        super::example_shapes(&super::example_cloud(DVec3::new(0.5, -0.3, 0.2)))
+            .into_iter()
+            .map(|shape| FullLimit { shape })
+            .collect()
+    }
+}

@@ -1,0 +1,145 @@
+//! Every limit kind, registered once.
+//!
+//! [`LimitRegion`] is the enum that dispatches [`RotationLimit`] to the kind a joint uses (no
+//! trait objects on the hot path). It is generated from one registration list below: adding a
+//! kind is its own file implementing [`RotationLimit`] plus one line in that list, and the
+//! compiler checks the rest (the dispatch, the file format's `space` tag, the list of examples that
+//! every property test iterates).
+
+pub mod covers;
+mod full;
+mod swing_twist;
+
+use glam::{DVec3, Quat, Vec4};
+use serde::{Deserialize, Serialize};
+
+pub use full::FullLimit;
+pub use swing_twist::{SwingTwistLimit, swing_basis, swing_plane_point};
+
+use crate::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
+use crate::contract::{LimitContext, Limited, RotationLimit};
+use crate::fit::{FitOptions, ShapeKind, fit_shape};
+use crate::reach_cone::ReachConeLimit;
+use crate::shape::Shape;
+use crate::space::SpaceKind;
+
+/// How far a limit-space region may reach from the reference, radians: the two covers of a
+/// rotation have points of length at most 2π, so a region reaching farther holds points no
+/// rotation is measured at. Limits files with larger regions are refused.
+pub const MAX_REACH: f32 = std::f32::consts::TAU + 1e-3;
+
+macro_rules! register_limit_kinds {
+    ($($(#[$doc:meta])* $variant:ident($kind:ty) = $name:literal,)*) => {
+        /// The region of allowed relative rotations: one of the registered limit kinds. In a
+        /// limits file its `space` field names the kind.
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "space", rename_all = "snake_case")]
+        pub enum LimitRegion {
+            $($(#[$doc])* $variant($kind),)*
+        }
+
+        impl LimitRegion {
+            /// The name of every registered kind, as in limits files.
+            pub const KIND_NAMES: &[&str] = &[$($name),*];
+
+            /// The name of this region's kind, as in limits files.
+            pub fn kind_name(&self) -> &'static str {
+                match self {
+                    $(LimitRegion::$variant(_) => $name,)*
+                }
+            }
+        }
+
+        $(impl From<$kind> for LimitRegion {
+            fn from(kind: $kind) -> LimitRegion {
+                LimitRegion::$variant(kind)
+            }
+        })*
+
+        impl RotationLimit for LimitRegion {
+            #[inline]
+            fn nearest(&self, relative: Quat, context: &LimitContext) -> Limited {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.nearest(relative, context),)*
+                }
+            }
+
+            #[inline]
+            fn nearest_continuing(
+                &self,
+                relative: Quat,
+                previous: Vec4,
+                context: &LimitContext,
+            ) -> Limited {
+                match self {
+                    $(LimitRegion::$variant(kind) => {
+                        kind.nearest_continuing(relative, previous, context)
+                    })*
+                }
+            }
+
+            fn is_valid(&self) -> bool {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.is_valid(),)*
+                }
+            }
+
+            fn label(&self) -> String {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.label(),)*
+                }
+            }
+
+            fn space(&self) -> SpaceKind {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.space(),)*
+                }
+            }
+
+            fn examples() -> Vec<LimitRegion> {
+                let mut all = Vec::new();
+                $(all.extend(<$kind>::examples().into_iter().map(LimitRegion::$variant));)*
+                all
+            }
+        }
+    };
+}
+
+register_limit_kinds! {
+    /// A shape over the scaled angle-axis of the whole rotation.
+    Full(FullLimit) = "full",
+    /// A swing shape and a twist interval.
+    SwingTwist(SwingTwistLimit) = "swing_twist",
+    /// A reach cone for the bone's direction with twist limits that vary across it.
+    ReachCone(ReachConeLimit) = "reach_cone",
+    /// A range per Euler angle.
+    Euler(EulerLimit) = "euler",
+    /// Rotation about one axis between two angles.
+    Hinge(HingeLimit) = "hinge",
+    /// A circular swing cone and a twist interval.
+    Cone(ConeLimit) = "cone",
+    /// An elliptic swing bound and a twist interval.
+    SphericalEllipse(SphericalEllipseLimit) = "spherical_ellipse",
+}
+
+/// A deterministic cloud of 400 limit-space points spread around `center` along skewed axes: the
+/// samples the example shapes are fitted to.
+pub(crate) fn example_cloud(center: DVec3) -> Vec<DVec3> {
+    (0..400)
+        .map(|i| {
+            let t = f64::from(i) * 0.173;
+            let (a, b, c) = ((1.3 * t).sin(), (0.7 * t).cos(), (2.1 * t).sin());
+            center + DVec3::new(0.45 * a + 0.1 * b, 0.3 * b - 0.05 * c, 0.2 * c + 0.08 * a)
+        })
+        .collect()
+}
+
+/// Every limit-space shape kind fitted to `cloud` with the default options.
+pub(crate) fn example_shapes(cloud: &[DVec3]) -> Vec<Shape> {
+    let options = FitOptions::default();
+    ShapeKind::ALL
+        .into_iter()
+        .filter(|&kind| kind != ShapeKind::ReachCone)
+        .filter_map(|kind| fit_shape(kind, cloud, cloud, &options).ok())
+        .collect()
+}

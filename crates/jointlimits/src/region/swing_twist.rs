@@ -1,0 +1,163 @@
+//! Swing-twist limits: a convex region of swings and an interval of twists about the bone.
+//!
+//! `q_rel = swing · twist(τ)` about the twist axis; the swing is a scaled angle-axis point in the
+//! plane perpendicular to the axis, stored in swing-plane coordinates `swing_basisᵀ · s` (third
+//! coordinate zero). Metric: `√(d_swing² + d_twist²)`, the Euclidean distance of swing points and
+//! of twist angles. The region is a product, so its nearest point is the nearest swing paired with
+//! the nearest twist, each over its covers: the swing's two covers (see [`super::covers`]; the
+//! long swing `−swing` pairs with `−twist`, the same twist modulo 2π) and the twist's turns (see
+//! [`crate::twist`]).
+//!
+//! At a swing of exactly 180° the split is not unique; [`crate::rotation::swing_twist`] then
+//! takes the identity twist, so the twist is defined everywhere and a stream crossing a 180° swing
+//! sees the swing point jump to its other side once (the documented switch point), never flicker.
+
+use glam::{DVec3, Mat3, Quat, Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+
+use super::covers::{project_cover_from, project_covers};
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::rotation::{
+    from_scaled_angle_axis, rotation_about, swing_and_twist_angle, swing_and_twist_angle_or,
+};
+use crate::shape::{Projection, Shape};
+use crate::space::SpaceKind;
+use crate::twist::{TwistMeasure, TwistRange};
+
+/// A swing region and a twist interval about `twist_axis`. `measured` in its results is
+/// `(swing x, swing y, 0, twist)`: the swing-plane point in the cover used and the turn of the
+/// twist used.
+///
+/// Every fitted swing shape is symmetric in the swing-plane's third coordinate, so projecting a
+/// swing point keeps it in the plane: the projection onto the shape is also the projection onto
+/// the shape's slice of allowed swings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SwingTwistLimit {
+    /// The unit twist axis in the joint's local frame (towards its children).
+    pub twist_axis: Vec3,
+    /// Orthonormal, right-handed columns `(u, v, twist_axis)`.
+    pub swing_basis: Mat3,
+    /// The allowed swing points in swing-plane coordinates (scaled angle-axis, radians).
+    pub swing: Shape,
+    /// The allowed twist angles (modulo 2π).
+    pub twist: TwistRange,
+}
+
+/// Orthonormal, right-handed columns `(u, v, axis)` for the unit twist `axis`: the swing-plane
+/// coordinates used by [`SwingTwistLimit`].
+pub fn swing_basis(axis: Vec3) -> Mat3 {
+    let (u, v) = axis.any_orthonormal_pair();
+    Mat3::from_cols(u, v, axis)
+}
+
+/// A swing's scaled angle-axis in swing-plane coordinates, with the rounding residue along the
+/// twist axis removed.
+#[inline]
+pub fn swing_plane_point(basis: &Mat3, swing: Vec3) -> Vec3 {
+    (basis.transpose() * swing).with_z(0.0)
+}
+
+impl SwingTwistLimit {
+    /// The swing-plane point (short way) and twist angle of `relative`; at a swing of exactly
+    /// 180° the twist is `previous` when given.
+    #[inline(always)]
+    fn split(&self, relative: Quat, previous: Option<f32>) -> (Vec3, f32) {
+        let (swing, twist) = match previous {
+            Some(fallback) => swing_and_twist_angle_or(relative, self.twist_axis, fallback),
+            None => swing_and_twist_angle(relative, self.twist_axis),
+        };
+        let point = crate::rotation::to_scaled_angle_axis(swing);
+        (swing_plane_point(&self.swing_basis, point), twist)
+    }
+
+    /// The result of a swing projection from `point` and a twist measure.
+    #[inline(always)]
+    fn result(
+        &self,
+        relative: Quat,
+        point: Vec3,
+        swing: Projection,
+        twist: TwistMeasure,
+    ) -> Limited {
+        let measured = point.extend(twist.turned);
+        let violation = swing.distance.hypot(twist.distance);
+        if swing.inside && twist.distance == 0.0 || violation <= BOUNDARY_TOLERANCE {
+            return Limited::unchanged(relative, measured);
+        }
+        let allowed_swing = self.swing_basis * swing.point.with_z(0.0);
+        Limited {
+            relative: from_scaled_angle_axis(allowed_swing)
+                * rotation_about(self.twist_axis, twist.allowed),
+            inside: false,
+            violation,
+            measured,
+        }
+    }
+}
+
+impl RotationLimit for SwingTwistLimit {
+    #[inline]
+    fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
+        let (p, twist) = self.split(relative, None);
+        let (swing, point) = project_covers(&self.swing, p);
+        self.result(relative, point, swing, self.twist.measure(twist))
+    }
+
+    #[inline]
+    fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
+        let (p, twist) = self.split(relative, Some(previous.w));
+        let (swing, point) = project_cover_from(&self.swing, p, previous.truncate());
+        self.result(relative, point, swing, self.twist.measure_from(twist, previous.w))
+    }
+
+    fn is_valid(&self) -> bool {
+        let basis_ok = (self.swing_basis.z_axis - self.twist_axis).length() < 1e-4
+            && (self.swing_basis.transpose() * self.swing_basis - Mat3::IDENTITY)
+                .to_cols_array()
+                .iter()
+                .all(|e| e.abs() < 1e-4)
+            && self.swing_basis.determinant() > 0.0;
+        self.twist_axis.is_finite()
+            && (self.twist_axis.length() - 1.0).abs() < 1e-4
+            && self.swing_basis.is_finite()
+            && basis_ok
+            && self.swing.is_finite()
+            && self.swing.reach() <= super::MAX_REACH
+            && self.twist.is_valid()
+    }
+
+    fn label(&self) -> String {
+        format!("{} swing + twist", self.swing.label())
+    }
+
+    fn space(&self) -> SpaceKind {
+        SpaceKind::SwingTwist
+    }
+
+    fn examples() -> Vec<SwingTwistLimit> {
+        let twist_axis = Vec3::new(0.2, 1.0, -0.1).normalize();
+        let swing_basis = swing_basis(twist_axis);
+        let cloud: Vec<DVec3> = super::example_cloud(DVec3::new(0.6, -0.2, 0.0))
+            .into_iter()
+            .map(|p| p.with_z(0.0))
+            .collect();
+        let twists = [
+            TwistRange {
+                min: -0.6,
+                max: 0.9,
+            },
+            // An interval past +π: twists near ±π are inside only by turning.
+            TwistRange { min: 2.5, max: 3.6 },
+        ];
+        super::example_shapes(&cloud)
+            .into_iter()
+            .enumerate()
+            .map(|(i, swing)| SwingTwistLimit {
+                twist_axis,
+                swing_basis,
+                swing,
+                twist: twists[i % twists.len()],
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,3 @@
+//! Test helpers shared by the integration tests.
+
+pub mod oracle;

@@ -1,0 +1,359 @@
+//! The contract every limit kind implements (`docs/limits.md`), held on the whole input space
+//! for every registered kind ([`RotationLimit::examples`]): Haar-random rotations in both covers,
+//! swings within 1e-3 rad of 180°, twists near ±π and ±2π, rotations at exactly 2π, rotations on
+//! the boundary; against an independent brute force ([`common::oracle`]); and the stateful limiter
+//! on discontinuous input and on slow sweeps through full turns and the 180° swing.
+
+mod common;
+
+use std::f32::consts::{PI, TAU};
+
+use common::oracle::{BruteForce, Rng, distance_to, representations};
+use glam::{Quat, Vec3};
+use jointlimits::rotation::angle_between;
+use jointlimits::{JointLimit, LimitContext, LimitRegion, Limiter, RotationLimit};
+
+const NONE: LimitContext = LimitContext::NONE;
+
+/// The kinds' examples (presets included through the reach cone's).
+fn examples() -> Vec<LimitRegion> {
+    let all = LimitRegion::examples();
+    // Every registered kind has examples.
+    for name in LimitRegion::KIND_NAMES {
+        assert!(
+            all.iter().any(|r| r.kind_name() == *name),
+            "no example of {name}"
+        );
+    }
+    all
+}
+
+/// The axis a kind twists or hinges about (Y for the kinds without one).
+fn axis_of(region: &LimitRegion) -> Vec3 {
+    match region {
+        LimitRegion::SwingTwist(l) => l.twist_axis,
+        LimitRegion::ReachCone(l) => l.twist_axis,
+        LimitRegion::Cone(l) => l.twist_axis,
+        LimitRegion::SphericalEllipse(l) => l.twist_axis,
+        LimitRegion::Hinge(l) => l.axis,
+        LimitRegion::Full(_) | LimitRegion::Euler(_) => Vec3::Y,
+    }
+}
+
+/// Haar-random rotations in both covers and the adversarial families of the module docs.
+fn inputs(region: &LimitRegion, rng: &mut Rng, random: usize) -> Vec<Quat> {
+    let axis = axis_of(region);
+    let mut out: Vec<Quat> = (0..random).map(|_| rng.rotation()).collect();
+    for _ in 0..6 {
+        let u = axis.cross(rng.direction().as_vec3()).normalize();
+        for e in [-1e-3, -1e-5, 0.0, 1e-5, 1e-3] {
+            for twist in [0.0, 0.3, -2.0, PI] {
+                out.push(Quat::from_axis_angle(u, PI + e) * Quat::from_axis_angle(axis, twist));
+            }
+        }
+        let small = Quat::from_axis_angle(u, rng.range(0.0, 0.4) as f32);
+        for base in [PI, -PI, TAU, -TAU] {
+            for e in [-1e-3, -1e-6, 0.0, 1e-6, 1e-3] {
+                out.push(small * Quat::from_axis_angle(axis, base + e));
+            }
+        }
+        out.push(Quat::from_axis_angle(rng.direction().as_vec3(), TAU - 1e-6));
+    }
+    out.push(Quat::from_xyzw(0.0, 0.0, 0.0, -1.0));
+    out.push(Quat::IDENTITY);
+    // Both covers of everything.
+    let negated: Vec<Quat> = out.iter().map(|&q| -q).collect();
+    out.extend(negated);
+    out
+}
+
+fn unit_and_finite(q: Quat) -> bool {
+    q.is_finite() && (q.length() - 1.0).abs() < 1e-4
+}
+
+/// The stateless contract on one input: allowed output, unchanged allowed input, an honest
+/// violation, and no farther than the brute force.
+fn check_stateless(region: &LimitRegion, brute: &BruteForce, q: Quat) -> Result<(), String> {
+    let result = region.nearest(q, &NONE);
+    let label = region.label();
+    if !unit_and_finite(result.relative) || !result.violation.is_finite() {
+        return Err(format!("{label}: {q} gave {result:?}"));
+    }
+    let best = brute.nearest(region, q);
+    if result.inside {
+        if result.relative != q || result.violation != 0.0 {
+            return Err(format!("{label}: allowed {q} came back as {result:?}"));
+        }
+        if best > 1e-4 {
+            return Err(format!("{label}: {q} called inside, brute force {best}"));
+        }
+        return Ok(());
+    }
+    // Near a swing of 180° the twist is ill-conditioned: f32 rounding of the input moves it by
+    // about 1e-7 / |(v·axis, w)|, and the two computations may measure different rotations.
+    let along = Vec3::new(q.x, q.y, q.z).dot(axis_of(region));
+    let slack = 1e-4 + f64::from(4e-7 / along.hypot(q.w).max(1e-9)).min(10.0);
+    let honest = distance_to(region, q, result.relative);
+    if !honest.is_finite() {
+        let reps = representations(region, result.relative);
+        return Err(format!("{label}: {q} -> {} is not allowed: {reps:?}", result.relative));
+    }
+    if (honest - f64::from(result.violation)).abs() > slack {
+        return Err(format!(
+            "{label}: {q}: violation {} but the output is {honest} away",
+            result.violation
+        ));
+    }
+    if f64::from(result.violation) > best + slack {
+        return Err(format!(
+            "{label}: {q}: {} farther than the brute force {best}",
+            f64::from(result.violation) - best
+        ));
+    }
+    let again = region.nearest(result.relative, &NONE);
+    if !(again.inside || again.violation <= 2e-5) {
+        return Err(format!("{label}: output of {q} is {} outside", again.violation));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_kind_gives_the_exact_nearest_allowed_rotation_on_every_input() {
+    let mut rng = Rng(15);
+    let mut failures = Vec::new();
+    for (index, region) in examples().iter().enumerate() {
+        let brute = BruteForce::new(region, index as u64);
+        let mut qs = inputs(region, &mut rng, 300);
+        // Rotations on the boundary: the outputs themselves.
+        let boundary: Vec<Quat> = qs
+            .iter()
+            .take(100)
+            .map(|&q| region.nearest(q, &NONE).relative)
+            .collect();
+        qs.extend(boundary);
+        for q in qs {
+            if let Err(e) = check_stateless(region, &brute, q) {
+                failures.push(e);
+            }
+        }
+    }
+    let mut per_kind = std::collections::BTreeMap::<String, usize>::new();
+    for f in &failures {
+        *per_kind.entry(f.split(':').next().unwrap().to_string()).or_default() += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures ({per_kind:?}):\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .filter(|f| f.contains(&std::env::var("SHOW").unwrap_or_default()))
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+fn joint(region: &LimitRegion) -> JointLimit {
+    JointLimit {
+        joint: "joint".into(),
+        reference: Quat::from_axis_angle(Vec3::new(0.3, -0.5, 0.8).normalize(), 0.7),
+        region: region.clone(),
+        softening: None,
+    }
+}
+
+#[test]
+fn the_limiter_on_discontinuous_input_is_nearest_within_its_margin_and_keeps_allowed_input() {
+    let mut rng = Rng(16);
+    for region in examples() {
+        let limit = joint(&region);
+        let mut limiter = Limiter::new(vec![Some(limit.clone())]);
+        for q in inputs(&region, &mut rng, 300) {
+            let local = limit.local(q);
+            let (output, result) = limiter.limit_joint(0, local);
+            let nearest = limit.limit_relative(limit.relative(local));
+            let label = region.label();
+            assert!(unit_and_finite(output), "{label}: {output}");
+            if nearest.inside {
+                assert_eq!(output, local, "{label}: allowed input moved");
+                continue;
+            }
+            assert!(
+                result.violation <= nearest.violation + limiter.margin() + 1e-5,
+                "{label}: {} vs nearest {}",
+                result.violation,
+                nearest.violation
+            );
+            let after = limit.violation(output);
+            assert!(after <= 2e-5, "{label}: output {after} outside");
+        }
+    }
+}
+
+/// Whether the relative rotation `q` lies in a documented switch region of the kind: within 30°
+/// of a singularity of its coordinates, where the output may move fast or switch (a swing of
+/// 180° for the kinds that split off a twist; the antipode of the visible point for reach cones;
+/// gimbal lock for Euler ranges). Full-space kinds have none.
+fn in_switch_region(region: &LimitRegion, q: Quat) -> bool {
+    let near_half_swing = |axis: Vec3| {
+        let along = Vec3::new(q.x, q.y, q.z).dot(axis);
+        along.hypot(q.w) < 30f32.to_radians().sin()
+    };
+    match region {
+        LimitRegion::Full(_) => false,
+        LimitRegion::ReachCone(l) => {
+            near_half_swing(l.twist_axis) || (q * l.twist_axis).dot(-l.cone.visible()) > 0.866
+        }
+        LimitRegion::Euler(l) => {
+            l.order.from_quat(q).y.abs() > 60f64.to_radians()
+        }
+        other => near_half_swing(axis_of(other)),
+    }
+}
+
+/// The switches a full turn may cause outside the switch regions (`docs/limits.md`): one per
+/// independent two-way choice the kind makes (the cover of a full-space point; the swing's cover
+/// and the twist's turn; the twist's turn for reach cones and hinges, plus one per concave corner
+/// of a reach cone passed from outside; the Euler triple and the turns of its outer angles).
+fn allowed_switches(region: &LimitRegion) -> usize {
+    match region {
+        LimitRegion::Full(_) | LimitRegion::Hinge(_) => 1,
+        LimitRegion::SwingTwist(_)
+        | LimitRegion::Cone(_)
+        | LimitRegion::SphericalEllipse(_) => 2,
+        LimitRegion::Euler(_) => 3,
+        LimitRegion::ReachCone(l) => {
+            let p = l.cone.boundary();
+            let n = p.len();
+            let concave = (0..n)
+                .filter(|&i| p[i].cross(p[(i + 1) % n]).dot(p[(i + 2) % n]) < 0.0)
+                .count();
+            1 + concave
+        }
+    }
+}
+
+/// Slow sweeps: `path(t)` for `t` over a full turn in 0.5° steps. Returns the number of switch
+/// events outside the kind's switch regions: runs of frames whose output moved more than 3× the
+/// input.
+fn switch_events(limit: &JointLimit, path: impl Fn(f32) -> Quat) -> usize {
+    let mut limiter = Limiter::new(vec![Some(limit.clone())]);
+    let steps = 720;
+    let (mut previous_in, mut previous_out) = (None::<Quat>, None::<Quat>);
+    let (mut events, mut in_event) = (0, false);
+    for i in 0..=steps {
+        let input = path(i as f32 * TAU / steps as f32);
+        let (output, _) = limiter.limit_joint(0, input);
+        if let (Some(a), Some(b)) = (previous_in, previous_out) {
+            let step = angle_between(a, input).max(1e-4);
+            let exempt = in_switch_region(&limit.region, limit.relative(input))
+                || in_switch_region(&limit.region, limit.relative(a));
+            let jump = !exempt && angle_between(b, output) > 3.0 * step;
+            if jump && !in_event {
+                events += 1;
+            }
+            in_event = jump;
+        }
+        (previous_in, previous_out) = (Some(input), Some(output));
+    }
+    events
+}
+
+#[test]
+fn slow_sweeps_switch_at_most_once_per_choice_and_full_turn() {
+    let mut rng = Rng(17);
+    let mut failures = Vec::new();
+    for region in examples() {
+        let limit = joint(&region);
+        let axis = axis_of(&region);
+        let across = axis.any_orthonormal_vector();
+        let offsets = [
+            Quat::IDENTITY,
+            limit.limit(rng.rotation()),
+            Quat::from_axis_angle(across, 0.4),
+        ];
+        let mut paths: Vec<(String, Box<dyn Fn(f32) -> Quat>)> = Vec::new();
+        for turn_axis in [
+            Vec3::X,
+            Vec3::Y,
+            Vec3::Z,
+            Vec3::new(1.0, 1.0, 0.3).normalize(),
+            axis,
+        ] {
+            for offset in offsets {
+                let reference = limit.reference;
+                paths.push((
+                    format!("turn about {turn_axis} from {offset}"),
+                    Box::new(move |t| reference * Quat::from_axis_angle(turn_axis, t) * offset),
+                ));
+            }
+        }
+        for twist in [0.0, 0.3, -1.0] {
+            let reference = limit.reference;
+            paths.push((
+                format!("through the 180° swing about {across}, twist {twist}"),
+                Box::new(move |t| {
+                    reference * Quat::from_axis_angle(across, t) * Quat::from_axis_angle(axis, twist)
+                }),
+            ));
+        }
+        let allowed = allowed_switches(&region);
+        for (name, path) in paths {
+            let events = switch_events(&limit, path);
+            if events > allowed {
+                failures.push(format!(
+                    "{}: {name}: {events} switches (at most {allowed})",
+                    region.label()
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+#[ignore]
+fn debug_sweep() {
+    let index: usize = std::env::var("REGION").unwrap().parse().unwrap();
+    let region = &examples()[index];
+    println!("{}", region.label());
+    let limit = joint(region);
+    let axis = axis_of(region);
+    let across = axis.any_orthonormal_vector();
+    let twist: f32 = std::env::var("TWIST").map_or(0.0, |t| t.parse().unwrap());
+    let mut limiter = Limiter::new(vec![Some(limit.clone())]);
+    let mut prev: Option<Quat> = None;
+    for i in 0..=720 {
+        let t = i as f32 * TAU / 720.0;
+        let input = match std::env::var("OFFSET") {
+            Ok(o) => {
+                let v: Vec<f32> = o.split(',').map(|x| x.parse().unwrap()).collect();
+                let turn: Vec<f32> = std::env::var("TURN").unwrap().split(',').map(|x| x.parse().unwrap()).collect();
+                limit.reference * Quat::from_axis_angle(Vec3::new(turn[0], turn[1], turn[2]).normalize(), t) * Quat::from_xyzw(v[0], v[1], v[2], v[3])
+            }
+            Err(_) => limit.reference * Quat::from_axis_angle(across, t) * Quat::from_axis_angle(axis, twist),
+        };
+        let (output, result) = limiter.limit_joint(0, input);
+        let nearest = limit.limit_relative(limit.relative(input));
+        if let Some(p) = prev {
+            let jump = angle_between(p, output);
+            if jump > 3.0 * 0.5f32.to_radians() || std::env::var("ALL").is_ok_and(|a| a.parse::<usize>().unwrap().abs_diff(i) < 3) {
+                let rel = limit.relative(output);
+                if let LimitRegion::ReachCone(l) = region {
+                    let d = limit.relative(input) * axis;
+                    println!("   input dir {d} contains {} slice {} project {}", l.cone.contains(d), l.cone.slice_of(d), l.cone.project(d));
+                }
+                println!("   out dir {} rel {rel} inside {}", rel * axis, result.inside);
+                println!("{i}: jump {:.3}  measured {:?} violation {:.3} nearest {:.3} {:?}", jump, result.measured, result.violation, nearest.violation, nearest.measured);
+            }
+        }
+        prev = Some(output);
+    }
+}
