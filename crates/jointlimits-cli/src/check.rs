@@ -46,14 +46,16 @@ impl CheckReport {
     }
 }
 
-/// Measures `motions` against `limits`. Each clip is a continuous stream (its own unrolling).
+/// Measures `motions` against `limits`, frame by frame: each joint's violation is the distance
+/// from its rotation to the nearest allowed one (stateless, so it does not depend on the frames
+/// before or on which cover a file happens to store).
 pub fn measure(
     limits: &SkeletonLimits,
     skeleton: &Skeleton,
     motions: &[&Motion],
     tolerance_deg: f64,
 ) -> Result<CheckReport, jointlimits::LimitsError> {
-    let mut limiter = limits.bind(skeleton)?;
+    let limiter = limits.bind(skeleton)?;
     let limited: Vec<usize> = (0..skeleton.len())
         .filter(|&j| limiter.joint_limit(j).is_some())
         .collect();
@@ -70,13 +72,12 @@ pub fn measure(
         .collect();
     let (mut frames, mut frames_all_inside) = (0, 0);
     for (clip, motion) in motions.iter().enumerate() {
-        limiter.reset();
         for frame in 0..motion.frame_count() {
             let rotations = motion.frame_rotations(frame);
             let mut all_inside = true;
             for (entry, &j) in joints.iter_mut().zip(&limited) {
-                let (_, result) = limiter.limit_joint(j, rotations[j]);
-                let violation = f64::from(result.violation).to_degrees();
+                let limit = limiter.joint_limit(j).expect("a limited joint");
+                let violation = f64::from(limit.violation(rotations[j])).to_degrees();
                 if violation > entry.max_violation_deg {
                     entry.max_violation_deg = violation;
                     entry.worst_frame = Some(frame);

@@ -19,8 +19,8 @@ use std::f32::consts::{FRAC_PI_2, TAU};
 
 use glam::{Mat3, Quat, Vec3};
 
-use crate::fast_trig;
 use crate::contract::BOUNDARY_TOLERANCE;
+use crate::fast_trig;
 use crate::joint_limit::{JointLimit, LimitRegion};
 use crate::reach_cone::{ReachConeLimit, pseudo_azimuth};
 use crate::region::SwingTwistLimit;

@@ -343,7 +343,9 @@ mod tests {
     #[test]
     fn rotations_about_an_axis_keep_their_cover_beyond_two_pi() {
         // Defect: angles past 2π reached the polynomial unreduced and the sine's sign flipped.
-        for angle in [-13.0f32, -7.0, -6.5, -6.2, -3.5, 0.3, 3.5, 6.2, 6.5, 7.0, 13.0] {
+        for angle in [
+            -13.0f32, -7.0, -6.5, -6.2, -3.5, 0.3, 3.5, 6.2, 6.5, 7.0, 13.0,
+        ] {
             let q = rotation_about(Vec3::Z, angle);
             let half = f64::from(angle) * 0.5;
             assert!((f64::from(q.z) - half.sin()).abs() < 1e-5, "{angle}: {q}");

@@ -126,7 +126,10 @@ mod tests {
 
     #[test]
     fn twists_a_full_turn_away_are_inside() {
-        let range = TwistRange { min: -0.5, max: 0.5 };
+        let range = TwistRange {
+            min: -0.5,
+            max: 0.5,
+        };
         for t in [TAU, -TAU, 2.0 * TAU + 0.2, -TAU - 0.4] {
             assert_eq!(range.measure(t).distance, 0.0, "{t}");
         }

@@ -1,8 +1,8 @@
 //! The anatomical presets: they load by name, allow and refuse the arm directions anatomy says,
 //! carry the twist ranges of their sources, and the left side mirrors the right.
 
-use jointlimits::RotationLimit;
 use glam::{Quat, Vec3};
+use jointlimits::RotationLimit;
 use jointlimits::presets::{PRESET_NAMES, preset};
 use jointlimits::rotation::rotation_between;
 

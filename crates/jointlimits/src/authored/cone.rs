@@ -62,8 +62,12 @@ impl RotationLimit for ConeLimit {
 
     #[inline]
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
-        let SwingPoint { swing, twist } =
-            split(relative, self.twist_axis, self.first_axis(), Some(previous.w));
+        let SwingPoint { swing, twist } = split(
+            relative,
+            self.twist_axis,
+            self.first_axis(),
+            Some(previous.w),
+        );
         let swing = cover_nearest(swing, Vec2::new(previous.x, previous.y));
         self.result(relative, swing, self.twist.measure_from(twist, previous.w))
     }

@@ -105,7 +105,11 @@ impl RotationLimit for EulerLimit {
             let turned = t + TAU * ((previous - t) / TAU).round();
             (turned.distance_squared(previous), turned)
         });
-        let turned = if second.0 < first.0 { second.1 } else { first.1 };
+        let turned = if second.0 < first.0 {
+            second.1
+        } else {
+            first.1
+        };
         let best = self.nearest_clamp(relative);
         // An allowed rotation stays unchanged whatever the history.
         if best.squared == 0.0 {
@@ -151,7 +155,11 @@ fn nearest_turn(angle: f64, lo: f64, hi: f64) -> f64 {
         return above;
     }
     let below = above - TAU;
-    if above - hi <= lo - below { above } else { below }
+    if above - hi <= lo - below {
+        above
+    } else {
+        below
+    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@ use super::reach_cone::fit_reach_cone;
 use super::samples::{ReferenceChoice, SampleError, reference_rotation, relative_rotations};
 use super::subsample;
 use crate::joint_limit::{JointLimit, LimitRegion, TwistRange, swing_basis, swing_plane_point};
-use crate::region::{FullLimit, SwingTwistLimit};
 use crate::motion::Motion;
+use crate::region::{FullLimit, SwingTwistLimit};
 use crate::shape::{
     BoxShape, EllipsoidFit, EllipsoidShape, Frame, HullShape, KdopDirections, KdopShape, Shape,
 };

@@ -9,7 +9,6 @@ use super::{ReachCone, TwistRange};
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{rotation_about, rotation_between_units};
 use crate::space::SpaceKind;
-use super::nearest::angle;
 
 /// A joint limit made of a reach cone for the direction of the twist axis and swing-dependent
 /// twist limits.
@@ -19,10 +18,11 @@ use super::nearest::angle;
 /// `θ + 2πk` lies within the twist limits interpolated at `d`.
 ///
 /// Metric: `√(α² + δ²)`, with `α` the angle between the directions and `δ` the twist
-/// difference (best turn). The nearest allowed rotation minimises it over the directions `d′` of
-/// the cone and the twists allowed there; since the twist limits vary across the cone, that is
-/// not the nearest direction paired with a clamped twist: the search starts there and refines
-/// (see [`ReachConeLimit::refine`]).
+/// difference (best turn). The projection takes the nearest direction `d′` of the cone and the
+/// allowed twist nearest to the input's (over every turn) at `d′`. That is the exact nearest when
+/// the twist limits are the same across the cone or the twist fits at `d′`; where they vary, a
+/// direction with wider limits can be nearer in the sum (a known gap, measured in
+/// `docs/limits.md`).
 ///
 /// `measured` is `(direction, twist)`: the output's direction (which a stream's boundary search
 /// continues from) and the turn of the input twist used. As in every swing-twist split, the twist
@@ -66,18 +66,35 @@ impl ReachConeLimit {
             if measure.distance <= BOUNDARY_TOLERANCE {
                 return Limited::unchanged(relative, direction.extend(measure.turned));
             }
-            return self.refine(relative, twist, direction, direction, slice, measure);
+            return self.moved(
+                relative,
+                twist,
+                direction,
+                direction,
+                measure.turned,
+                measure.allowed,
+            );
         }
         let (nearest, edge) = self.cone.nearest_on_boundary(direction);
         // A point of edge `i` lies in slice `i` (at a corner, in both slices that share it,
         // where the limits agree).
-        let measure = self.cone.twist_limits_in_slice(nearest, edge).measure(twist);
-        self.refine(relative, twist, direction, nearest, edge, measure)
+        let measure = self
+            .cone
+            .twist_limits_in_slice(nearest, edge)
+            .measure(twist);
+        self.moved(
+            relative,
+            twist,
+            direction,
+            nearest,
+            measure.turned,
+            measure.allowed,
+        )
     }
 
     /// The result moving the input to the allowed `(to, allowed_twist)`.
     #[inline(always)]
-    pub(super) fn moved(
+    fn moved(
         &self,
         relative: Quat,
         twist: f32,
@@ -113,6 +130,12 @@ impl ReachConeLimit {
     }
 }
 
+/// The angle between unit vectors, accurate at both ends (atan2 of sine and cosine).
+#[inline(always)]
+fn angle(a: Vec3, b: Vec3) -> f32 {
+    crate::fast_trig::atan2(a.cross(b).length(), a.dot(b))
+}
+
 impl RotationLimit for ReachConeLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
@@ -139,7 +162,15 @@ impl RotationLimit for ReachConeLimit {
         if to == direction && measure.distance <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, direction.extend(measure.turned));
         }
-        self.refine(relative, twist, direction, to, slice, measure)
+        let _ = slice;
+        self.moved(
+            relative,
+            twist,
+            direction,
+            to,
+            measure.turned,
+            measure.allowed,
+        )
     }
 
     fn is_valid(&self) -> bool {
@@ -160,7 +191,11 @@ impl RotationLimit for ReachConeLimit {
         let boundary: Vec<Vec3> = (0..12)
             .map(|i| {
                 let a = i as f32 * std::f32::consts::TAU / 12.0;
-                let radius = if i % 3 == 0 { 0.45 } else { 0.9 + 0.3 * a.cos() };
+                let radius = if i % 3 == 0 {
+                    0.45
+                } else {
+                    0.9 + 0.3 * a.cos()
+                };
                 Vec3::new(radius * a.cos(), 1.0, -0.7 * radius * a.sin()).normalize()
             })
             .collect();

@@ -32,7 +32,6 @@ use edges::EdgeTable;
 
 mod edges;
 mod limit;
-mod nearest;
 mod smoothing;
 
 pub use limit::ReachConeLimit;
@@ -107,8 +106,6 @@ pub struct ReachCone {
     tangent: (Vec3, Vec3),
     twist_at_boundary: Vec<TwistRange>,
     twist_at_visible: TwistRange,
-    /// Whether any twist limit differs from the visible point's.
-    twist_varies: bool,
 }
 
 /// The planes of one slice: the lune between `Pᵢ` and `Pᵢ₊₁` and its edge.
@@ -297,7 +294,6 @@ impl ReachCone {
             tangent: (e1, e2),
             twist_at_boundary: twist_at_boundary.to_vec(),
             twist_at_visible,
-            twist_varies: twist_at_boundary.iter().any(|t| *t != twist_at_visible),
         })
     }
 
@@ -554,47 +550,6 @@ impl ReachCone {
             min: w_this * a.min + w_next * b.min + w_visible * v.min,
             max: w_this * a.max + w_next * b.max + w_visible * v.max,
         }
-    }
-
-    /// The twist limits at `direction` in slice `i` and their gradients on the sphere.
-    ///
-    /// In a slice each limit is a ratio of linear functions of the direction, `(A·L)/(C·L)`
-    /// (the weights' numerators and their sum are linear in `L`), so its gradient is
-    /// `(A(C·L) − C(A·L))/(C·L)²`, which is tangent to the sphere because the ratio does not
-    /// change along `L`.
-    #[inline]
-    pub(crate) fn twist_limit_gradients(&self, direction: Vec3, i: usize) -> (TwistRange, Vec3, Vec3) {
-        let next = (i + 1) % self.boundary.len();
-        let slice = &self.slices[i];
-        let (a, b, v) = (
-            self.twist_at_boundary[i],
-            self.twist_at_boundary[next],
-            self.twist_at_visible,
-        );
-        let visible_normal = slice.edge * slice.edge_sine;
-        let sum = slice.start - slice.end + visible_normal;
-        let limit = |this: f32, other: f32, visible: f32| -> Vec3 {
-            -slice.end * this + slice.start * other + visible_normal * visible
-        };
-        let (numerator_min, numerator_max) = (limit(a.min, b.min, v.min), limit(a.max, b.max, v.max));
-        let denominator = sum.dot(direction);
-        if denominator <= f32::MIN_POSITIVE {
-            return (self.twist_limits_in_slice(direction, i), Vec3::ZERO, Vec3::ZERO);
-        }
-        let gradient = |numerator: Vec3| {
-            (numerator * denominator - sum * numerator.dot(direction)) / (denominator * denominator)
-        };
-        (
-            self.twist_limits_in_slice(direction, i),
-            gradient(numerator_min),
-            gradient(numerator_max),
-        )
-    }
-
-    /// Whether the twist limits differ anywhere across the cone.
-    #[inline]
-    pub(crate) fn twist_varies(&self) -> bool {
-        self.twist_varies
     }
 
     /// The sine of the angle of `direction` above slice `i`'s edge great circle (negative

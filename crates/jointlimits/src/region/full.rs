@@ -53,7 +53,7 @@ impl RotationLimit for FullLimit {
     }
 
     fn is_valid(&self) -> bool {
-        self.shape.is_finite() && self.shape.reach() <= super::MAX_REACH
+        self.shape.is_finite()
     }
 
     fn label(&self) -> String {

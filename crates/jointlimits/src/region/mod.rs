@@ -23,11 +23,6 @@ use crate::reach_cone::ReachConeLimit;
 use crate::shape::Shape;
 use crate::space::SpaceKind;
 
-/// How far a limit-space region may reach from the reference, radians: the two covers of a
-/// rotation have points of length at most 2π, so a region reaching farther holds points no
-/// rotation is measured at. Limits files with larger regions are refused.
-pub const MAX_REACH: f32 = std::f32::consts::TAU + 1e-3;
-
 macro_rules! register_limit_kinds {
     ($($(#[$doc:meta])* $variant:ident($kind:ty) = $name:literal,)*) => {
         /// The region of allowed relative rotations: one of the registered limit kinds. In a

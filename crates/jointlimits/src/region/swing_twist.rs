@@ -107,7 +107,12 @@ impl RotationLimit for SwingTwistLimit {
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
         let (p, twist) = self.split(relative, Some(previous.w));
         let (swing, point) = project_cover_from(&self.swing, p, previous.truncate());
-        self.result(relative, point, swing, self.twist.measure_from(twist, previous.w))
+        self.result(
+            relative,
+            point,
+            swing,
+            self.twist.measure_from(twist, previous.w),
+        )
     }
 
     fn is_valid(&self) -> bool {
@@ -122,7 +127,6 @@ impl RotationLimit for SwingTwistLimit {
             && self.swing_basis.is_finite()
             && basis_ok
             && self.swing.is_finite()
-            && self.swing.reach() <= super::MAX_REACH
             && self.twist.is_valid()
     }
 

@@ -66,11 +66,7 @@ impl Polytope {
             edge_vector: Vec::new(),
             edge_inward: Vec::new(),
             vertices: hull.vertices.iter().map(|v| v.as_vec3()).collect(),
-            reach: hull
-                .vertices
-                .iter()
-                .map(|v| v.length())
-                .fold(0.0, f64::max) as f32,
+            reach: hull.vertices.iter().map(|v| v.length()).fold(0.0, f64::max) as f32,
         };
         for (face, &normal) in hull.faces.iter().zip(&hull.normals) {
             let offset = face

@@ -172,9 +172,11 @@ pub fn allowed(region: &LimitRegion, c: &Coords) -> bool {
         LimitRegion::ReachCone(limit) => {
             let d = p.as_vec3();
             let range = limit.cone.twist_limits(d);
-            let inside = limit.cone.contains(d)
-                || angle(p, limit.cone.project(d).as_dvec3()) <= tolerance;
-            inside && c[3] >= f64::from(range.min) - tolerance && c[3] <= f64::from(range.max) + tolerance
+            let inside =
+                limit.cone.contains(d) || angle(p, limit.cone.project(d).as_dvec3()) <= tolerance;
+            inside
+                && c[3] >= f64::from(range.min) - tolerance
+                && c[3] <= f64::from(range.max) + tolerance
         }
         LimitRegion::Euler(limit) => {
             let (lo, hi) = (limit.min.as_dvec3(), limit.max.as_dvec3());
@@ -328,8 +330,7 @@ fn allowed_samples(region: &LimitRegion, rng: &mut Rng) -> Vec<Coords> {
             }
             for d in directions {
                 let dv = d.as_vec3();
-                if !limit.cone.contains(dv) && angle(d, limit.cone.project(dv).as_dvec3()) > 1e-6
-                {
+                if !limit.cone.contains(dv) && angle(d, limit.cone.project(dv).as_dvec3()) > 1e-6 {
                     continue;
                 }
                 let range = limit.cone.twist_limits(dv);
