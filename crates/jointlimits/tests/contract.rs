@@ -281,6 +281,9 @@ fn switch_events(limit: &JointLimit, path: impl Fn(f32) -> Quat) -> usize {
     events
 }
 
+/// A path through rotation space, parameterised by the turn angle.
+type Path = Box<dyn Fn(f32) -> Quat>;
+
 #[test]
 fn slow_sweeps_switch_at_most_once_per_choice_and_full_turn() {
     let mut rng = Rng(17);
@@ -294,7 +297,7 @@ fn slow_sweeps_switch_at_most_once_per_choice_and_full_turn() {
             limit.limit(rng.rotation()),
             Quat::from_axis_angle(across, 0.4),
         ];
-        let mut paths: Vec<(String, Box<dyn Fn(f32) -> Quat>)> = Vec::new();
+        let mut paths: Vec<(String, Path)> = Vec::new();
         for turn_axis in [
             Vec3::X,
             Vec3::Y,
