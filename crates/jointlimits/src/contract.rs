@@ -19,6 +19,20 @@ use glam::{Quat, Vec4};
 
 use crate::space::SpaceKind;
 
+/// Below this length of `(v·axis, w)` a rotation `(v, w)` is a swing of exactly 180° about an
+/// axis perpendicular to `axis`, and its twist is undefined.
+pub const DEGENERATE_TWIST: f32 = 1e-6;
+
+/// Whether the rotation `relative` is a swing of exactly 180° away from `axis` (see
+/// [`DEGENERATE_TWIST`]).
+#[inline]
+pub fn half_swing(relative: Quat, axis: glam::Vec3) -> bool {
+    glam::Vec3::new(relative.x, relative.y, relative.z)
+        .dot(axis)
+        .hypot(relative.w)
+        < DEGENERATE_TWIST
+}
+
 /// Violations up to this many radians count as inside: the f32 rounding of a rotation taken
 /// through limit space and back, or written to a file and read again.
 pub const BOUNDARY_TOLERANCE: f32 = 1e-5;
@@ -75,6 +89,14 @@ pub trait RotationLimit {
     /// allowed input still comes back unchanged.
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, context: &LimitContext)
     -> Limited;
+
+    /// Whether `relative` sits exactly where the kind's coordinates are degenerate, so that its
+    /// stateless answer is one of several equally valid ones (a swing of exactly 180°, where every
+    /// twist splits the rotation). A stream keeps its own answer there whatever the margin.
+    fn is_degenerate(&self, relative: Quat) -> bool {
+        let _ = relative;
+        false
+    }
 
     /// Whether `relative` is allowed.
     fn contains(&self, relative: Quat, context: &LimitContext) -> bool {

@@ -10,10 +10,15 @@
 //! - the output is never more than the margin farther than the nearest allowed rotation;
 //! - a slow input switches sides at most once each time it passes an equidistant place, and
 //!   between switches the output moves continuously (a convex region's projection is
-//!   non-expansive).
+//!   non-expansive);
+//! - at a swing of exactly 180°, where every twist splits the rotation, the remembered twist is
+//!   kept whatever the margin ([`RotationLimit::is_degenerate`]).
+//!
+//! The specification, with the switch points of every kind, is `docs/limits.md`.
 
 use glam::{Quat, Vec4};
 
+use crate::contract::RotationLimit;
 use crate::joint_limit::{JointLimit, Limited};
 
 /// The default [`Limiter::margin`]: 0.1 rad (5.7°).
@@ -83,7 +88,9 @@ impl Limiter {
         let limited = match self.previous[joint] {
             Some(previous) if !nearest.inside => {
                 let continued = limit.limit_relative_continuing(relative, previous);
-                if continued.violation <= nearest.violation + self.margin {
+                if continued.violation <= nearest.violation + self.margin
+                    || limit.region.is_degenerate(relative)
+                {
                     continued
                 } else {
                     nearest

@@ -72,6 +72,10 @@ impl RotationLimit for ConeLimit {
         self.result(relative, swing, self.twist.measure_from(twist, previous.w))
     }
 
+    fn is_degenerate(&self, relative: Quat) -> bool {
+        crate::contract::half_swing(relative, self.twist_axis)
+    }
+
     fn is_valid(&self) -> bool {
         self.twist_axis.is_finite()
             && (self.twist_axis.length() - 1.0).abs() < 1e-3

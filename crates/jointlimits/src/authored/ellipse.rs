@@ -73,6 +73,10 @@ impl RotationLimit for SphericalEllipseLimit {
         self.result(relative, swing, self.twist.measure_from(twist, previous.w))
     }
 
+    fn is_degenerate(&self, relative: Quat) -> bool {
+        crate::contract::half_swing(relative, self.twist_axis)
+    }
+
     fn is_valid(&self) -> bool {
         self.twist_axis.is_finite()
             && self.first_axis.is_finite()

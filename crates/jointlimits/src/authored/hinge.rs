@@ -85,6 +85,10 @@ impl RotationLimit for HingeLimit {
         )
     }
 
+    fn is_degenerate(&self, relative: Quat) -> bool {
+        crate::contract::half_swing(relative, self.axis)
+    }
+
     fn is_valid(&self) -> bool {
         self.axis.is_finite()
             && (self.axis.length() - 1.0).abs() < 1e-3

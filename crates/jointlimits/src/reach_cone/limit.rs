@@ -173,6 +173,10 @@ impl RotationLimit for ReachConeLimit {
         )
     }
 
+    fn is_degenerate(&self, relative: Quat) -> bool {
+        crate::contract::half_swing(relative, self.twist_axis)
+    }
+
     fn is_valid(&self) -> bool {
         self.is_finite()
     }

@@ -73,6 +73,13 @@ macro_rules! register_limit_kinds {
                 }
             }
 
+            #[inline]
+            fn is_degenerate(&self, relative: Quat) -> bool {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.is_degenerate(relative),)*
+                }
+            }
+
             fn is_valid(&self) -> bool {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.is_valid(),)*

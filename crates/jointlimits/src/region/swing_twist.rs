@@ -115,6 +115,10 @@ impl RotationLimit for SwingTwistLimit {
         )
     }
 
+    fn is_degenerate(&self, relative: Quat) -> bool {
+        crate::contract::half_swing(relative, self.twist_axis)
+    }
+
     fn is_valid(&self) -> bool {
         let basis_ok = (self.swing_basis.z_axis - self.twist_axis).length() < 1e-4
             && (self.swing_basis.transpose() * self.swing_basis - Mat3::IDENTITY)
