@@ -19,7 +19,7 @@ use std::f32::consts::{FRAC_PI_2, TAU};
 
 use glam::{Mat3, Quat, Vec3};
 
-use crate::contract::BOUNDARY_TOLERANCE;
+use crate::contract::{BOUNDARY_TOLERANCE, within_tolerance};
 use crate::fast_trig;
 use crate::joint_limit::{JointLimit, LimitRegion};
 use crate::reach_cone::{ReachConeLimit, pseudo_azimuth};
@@ -173,7 +173,11 @@ impl JointLimit {
             if fallback[i] {
                 *q = self.limit(*q);
             } else if !inside[i] {
-                *q = Quat::from_xyzw(local.x[i], local.y[i], local.z[i], local.w[i]);
+                let output = Quat::from_xyzw(local.x[i], local.y[i], local.z[i], local.w[i]);
+                // Within the boundary tolerance of the input, as a rotation: inside.
+                if !within_tolerance(*q, output) {
+                    *q = output;
+                }
             }
         }
     }

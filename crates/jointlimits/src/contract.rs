@@ -33,9 +33,33 @@ pub fn half_swing(relative: Quat, axis: glam::Vec3) -> bool {
         < DEGENERATE_TWIST
 }
 
-/// Violations up to this many radians count as inside: the f32 rounding of a rotation taken
-/// through limit space and back, or written to a file and read again.
+/// A rotation this close to the region (radians of rotation angle, or of the kind's own
+/// coordinates) counts as inside: the f32 rounding of a rotation taken through limit space and
+/// back, or written to a file and read again.
+///
+/// Measuring it as a rotation angle as well matters near a kind's singular coordinates (a swing
+/// of 180°), where a rounding error of 1e-7 rad in the rotation can move the twist coordinate by
+/// 1e-3 rad or more.
 pub const BOUNDARY_TOLERANCE: f32 = 1e-5;
+
+/// `limited` with an answer that lies within [`BOUNDARY_TOLERANCE`] of the input, as a rotation,
+/// turned into the input itself: inside.
+#[inline]
+pub fn settle(relative: Quat, limited: Limited) -> Limited {
+    if limited.inside || !within_tolerance(relative, limited.relative) {
+        return limited;
+    }
+    Limited::unchanged(relative, limited.measured)
+}
+
+/// Whether the rotations `a` and `b` (either covers) are at most [`BOUNDARY_TOLERANCE`] apart:
+/// the vector part of `a⁻¹·b` is at most `sin(tolerance / 2)` long.
+#[inline]
+pub fn within_tolerance(a: Quat, b: Quat) -> bool {
+    let d = a.conjugate() * b;
+    let half = 0.5 * BOUNDARY_TOLERANCE;
+    d.x * d.x + d.y * d.y + d.z * d.z <= half * half
+}
 
 /// What a limit may depend on besides the rotation it limits: the state of the joint's parent,
 /// for limits coupled across joints. Every kind so far ignores it.
