@@ -19,7 +19,7 @@ use std::f32::consts::{FRAC_PI_2, TAU};
 
 use glam::{Mat3, Quat, Vec3};
 
-use crate::contract::{BOUNDARY_TOLERANCE, within_tolerance};
+use crate::contract::BOUNDARY_TOLERANCE;
 use crate::fast_trig;
 use crate::joint_limit::{JointLimit, LimitRegion};
 use crate::reach_cone::{ReachConeLimit, pseudo_azimuth};
@@ -32,6 +32,11 @@ use crate::shape::{BoxShape, EllipsoidShape, Frame, Polytope, Shape};
 /// polynomials, so many independent lanes (four AVX registers, eight SSE ones) keep the pipeline
 /// full; measured here, 32 lanes run twice as fast per rotation as 8.
 pub const LANES: usize = 32;
+
+/// Below this `|(v·axis, w)|` (a swing within about 11° of 180°) a lane outside a swing-twist
+/// limit takes the scalar path, whose boundary test also measures the rotation angle (the twist
+/// coordinate is ill-conditioned there; see [`crate::contract::settle`]).
+const NEAR_HALF_SWING: f32 = 0.1;
 
 /// Leftover rotations fewer than this go one at a time rather than in a padded group.
 const SCALAR_BELOW: usize = 8;
@@ -154,7 +159,7 @@ impl JointLimit {
             inside,
             fallback,
         } = match &self.region {
-            LimitRegion::Full(full) => limit_full(&full.shape, &relative),
+            LimitRegion::Full(full) => limit_full(full.shape(), full.reach(), &relative),
             LimitRegion::SwingTwist(limit) => limit_swing_twist(&relative, limit),
             LimitRegion::ReachCone(limit) => limit_reach_cone(&relative, limit),
             // Regions without lane kernels (limit_many normally sends them one at a time).
@@ -173,11 +178,7 @@ impl JointLimit {
             if fallback[i] {
                 *q = self.limit(*q);
             } else if !inside[i] {
-                let output = Quat::from_xyzw(local.x[i], local.y[i], local.z[i], local.w[i]);
-                // Within the boundary tolerance of the input, as a rotation: inside.
-                if !within_tolerance(*q, output) {
-                    *q = output;
-                }
+                *q = Quat::from_xyzw(local.x[i], local.y[i], local.z[i], local.w[i]);
             }
         }
     }
@@ -284,7 +285,7 @@ fn exponential(p: &Points) -> Quats {
 /// Projects full-space points (the short cover; lanes whose long cover could be nearer fall back
 /// to the scalar path, see [`crate::region::covers`]).
 #[inline(always)]
-fn limit_full(shape: &Shape, relative: &Quats) -> LaneResult {
+fn limit_full(shape: &Shape, reach: f32, relative: &Quats) -> LaneResult {
     let point = logarithm(relative);
     let (projected, mut inside) = project(shape, &point);
     let mut fallback = [false; LANES];
@@ -295,7 +296,7 @@ fn limit_full(shape: &Shape, relative: &Quats) -> LaneResult {
             fallback,
         };
     }
-    settle_boundary_lanes(shape, &point, &projected, &mut inside, &mut fallback);
+    settle_boundary_lanes(reach, &point, &projected, &mut inside, &mut fallback);
     LaneResult {
         limited: exponential(&projected),
         inside,
@@ -305,26 +306,31 @@ fn limit_full(shape: &Shape, relative: &Quats) -> LaneResult {
 
 /// For every outside lane, the distance of its projection: within the boundary tolerance it is
 /// inside; farther than the long cover can be (`2π − |p| − reach`) it needs the scalar path.
+/// (Short-way points change by at most π/2 times as much as their rotations, so the rotation side
+/// of the tolerance needs no test here.)
 #[inline(always)]
 fn settle_boundary_lanes(
-    shape: &Shape,
+    reach: f32,
     point: &Points,
     projected: &Points,
     inside: &mut [bool; LANES],
     fallback: &mut [bool; LANES],
 ) {
-    let reach = shape.reach();
+    let mut distance_squared = [0.0f32; LANES];
+    let mut long_bound = [0.0f32; LANES];
     for i in 0..LANES {
-        if inside[i] {
-            continue;
-        }
-        let (p, y) = (point.get(i), projected.get(i));
-        let distance = p.distance(y);
-        if distance <= BOUNDARY_TOLERANCE {
-            inside[i] = true;
-        } else if distance > TAU - p.length() - reach {
-            fallback[i] = true;
-        }
+        let (px, py, pz) = (point.x[i], point.y[i], point.z[i]);
+        let (dx, dy, dz) = (px - projected.x[i], py - projected.y[i], pz - projected.z[i]);
+        distance_squared[i] = dx * dx + dy * dy + dz * dz;
+        long_bound[i] = TAU - (px * px + py * py + pz * pz).sqrt() - reach;
+    }
+    let tolerance_squared = BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
+    for i in 0..LANES {
+        let close = distance_squared[i] <= tolerance_squared;
+        let bound = long_bound[i].max(0.0);
+        let beyond = distance_squared[i] > bound * bound || long_bound[i] < 0.0;
+        fallback[i] = !inside[i] && !close && beyond;
+        inside[i] |= close;
     }
 }
 
@@ -451,10 +457,12 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
     // w is the norm of that projection (≥ 0), so the swing is the short way.
     let mut swing = Quats::default();
     let mut twist_angle = [0.0; LANES];
+    let mut near_half_swing = [false; LANES];
     for i in 0..LANES {
         let (x, y, z, w) = (relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
         let along = x * axis.x + y * axis.y + z * axis.z;
         let norm = (along * along + w * w).sqrt();
+        near_half_swing[i] = norm < NEAR_HALF_SWING;
         let degenerate = norm < 1e-6;
         let inverse = if degenerate { 0.0 } else { norm.recip() };
         let (ts, tw) = if degenerate {
@@ -473,18 +481,19 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
     let swing_point = logarithm(&swing);
     let mut in_plane = swing_point.transform(&basis.transpose(), Vec3::ZERO);
     in_plane.z = [0.0; LANES];
-    let (allowed, swing_inside) = project(&limit.swing, &in_plane);
+    let (allowed, swing_inside) = project(limit.swing(), &in_plane);
     let mut inside = swing_inside;
     let mut fallback = [false; LANES];
     let mut allowed_twist = twist_angle;
-    let reach = limit.swing.reach();
+    let reach = limit.reach();
     for i in 0..LANES {
         let twist = limit.twist.measure(twist_angle[i]);
         allowed_twist[i] = twist.allowed;
         let (p, y) = (in_plane.get(i), allowed.get(i).with_z(0.0));
         let swing_distance = if swing_inside[i] { 0.0 } else { p.distance(y) };
         inside[i] = swing_distance.hypot(twist.distance) <= BOUNDARY_TOLERANCE;
-        fallback[i] = swing_distance > TAU - p.length() - reach;
+        fallback[i] = !inside[i]
+            && (swing_distance > TAU - p.length() - reach || near_half_swing[i]);
     }
     if inside.iter().all(|&i| i) {
         return LaneResult {

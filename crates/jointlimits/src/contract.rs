@@ -52,13 +52,16 @@ pub fn settle(relative: Quat, limited: Limited) -> Limited {
     Limited::unchanged(relative, limited.measured)
 }
 
-/// Whether the rotations `a` and `b` (either covers) are at most [`BOUNDARY_TOLERANCE`] apart:
-/// the vector part of `a⁻¹·b` is at most `sin(tolerance / 2)` long.
+/// Whether the rotations `a` and `b` (unit, either covers) are at most [`BOUNDARY_TOLERANCE`]
+/// apart: for an angle `θ` between them, the nearer chord `min(|a − b|, |a + b|)` is
+/// `2·sin(θ/4)`, so `θ ≤ t` when the squared chord is at most `(t/2)²` (to first order, which
+/// is exact to 1e-10 at this size). Differences keep their digits where a dot product near 1 would
+/// not.
 #[inline]
 pub fn within_tolerance(a: Quat, b: Quat) -> bool {
-    let d = a.conjugate() * b;
     let half = 0.5 * BOUNDARY_TOLERANCE;
-    d.x * d.x + d.y * d.y + d.z * d.z <= half * half
+    let (minus, plus) = ((a - b).length_squared(), (a + b).length_squared());
+    minus.min(plus) <= half * half
 }
 
 /// What a limit may depend on besides the rotation it limits: the state of the joint's parent,

@@ -31,7 +31,7 @@ impl JointLimit {
         self.region.space()
     }
 
-    /// `reference⁻¹ · local`, in the cover of the input.
+    /// `reference⁻¹ · local` (in the cover of the input; limits treat both covers alike).
     #[inline]
     pub fn relative(&self, local: Quat) -> Quat {
         self.reference.conjugate() * local

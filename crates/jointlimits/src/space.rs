@@ -6,9 +6,10 @@
 //! - **swing-twist**: `q_rel = swing · twist` about the joint's twist axis (towards its children);
 //!   the swing is a scaled angle-axis point (perpendicular to the axis) and the twist a signed angle.
 //!
-//! The cover of `q_rel` (`±q_rel`) matters: the long way round (`w < 0`) maps to angles beyond π.
-//! Offline, each clip is unrolled; at runtime the previous frame decides (see
-//! [`crate::limiter`]).
+//! The cover of `q_rel` (`±q_rel`) gives a different point: the long way round (`w < 0`) maps to
+//! angles beyond π. Offline, each clip is unrolled so that its points move continuously; at
+//! runtime a rotation is allowed when either cover's point is (see [`crate::region::covers`] and
+//! `docs/limits.md`).
 
 use glam::{Quat, Vec3};
 use serde::{Deserialize, Serialize};

@@ -214,7 +214,7 @@ pub fn fit_joint_limit(
             let samples: Vec<DVec3> = all.map(|&q| full_point(q).as_dvec3()).collect();
             let core = core_samples(&samples, options.subsample);
             let shape = fit_shape(options.shape, &core, &samples, options).map_err(shape_error)?;
-            LimitRegion::Full(FullLimit { shape })
+            LimitRegion::Full(FullLimit::new(shape))
         }
         SpaceKind::SwingTwist => {
             let basis = swing_basis(twist_axis);
@@ -229,15 +229,15 @@ pub fn fit_joint_limit(
             let core = core_samples(&swings, options.subsample);
             let swing = fit_shape(options.shape, &core, &swings, options).map_err(shape_error)?;
             let pad = options.padding.max(0.0);
-            LimitRegion::SwingTwist(SwingTwistLimit {
+            LimitRegion::SwingTwist(SwingTwistLimit::new(
                 twist_axis,
-                swing_basis: basis,
+                basis,
                 swing,
-                twist: TwistRange {
+                TwistRange {
                     min: (twist_min - pad) as f32,
                     max: (twist_max + pad) as f32,
                 },
-            })
+            ))
         }
     };
     Ok(JointLimit {

@@ -337,10 +337,9 @@ impl<'a> Chain<'a> {
     /// Projects joint `i`'s local rotation onto its limit (when `use_limits`), and records the
     /// direction it was turned back along (see [`Chain::blocked_direction`]).
     ///
-    /// The relative rotation is measured the short way from the reference, as
-    /// [`JointLimit::limit`] does, so that every pose a solve returns passes that check. (A solve
-    /// makes jumps, aiming alternatives and restarts, across which the cover of a previous
-    /// iteration means nothing.)
+    /// The projection is the stateless nearest of the limit contract, [`JointLimit::limit`], so
+    /// that every pose a solve returns passes the same check. (A solve makes jumps, aiming
+    /// alternatives and restarts, across which the side of a previous iteration means nothing.)
     #[inline]
     pub(crate) fn limit_joint(&mut self, i: usize, use_limits: bool) {
         self.blocked[i] = Vec3::ZERO;

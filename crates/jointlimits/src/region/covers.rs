@@ -36,16 +36,20 @@ pub(crate) fn within_tolerance(mut projection: Projection, from: Vec3) -> Projec
     projection
 }
 
-/// The projection of the rotation with short-way point `p` (`|p| ≤ π`) onto `shape` over both
-/// covers, and the cover point that was used (module docs). The short cover wins ties.
+/// The projection of the rotation with short-way point `p` (`|p| ≤ π`) onto `shape` (which
+/// reaches at most `reach` from the origin) over both covers, and the cover point that was used
+/// (module docs). The short cover wins ties.
 #[inline(always)]
-pub fn project_covers(shape: &Shape, p: Vec3) -> (Projection, Vec3) {
+pub fn project_covers(shape: &Shape, reach: f32, p: Vec3) -> (Projection, Vec3) {
     let short = within_tolerance(shape.project(p), p);
     if short.inside {
         return (short, p);
     }
-    let long_length = TAU - p.length();
-    if short.distance <= long_length - shape.reach() {
+    // |p| ≤ π, so the long point is at least π long: a region within π − d of the origin
+    // cannot bring it nearer than d (no square root needed for the common case).
+    if short.distance + reach <= std::f32::consts::PI
+        || short.distance <= TAU - p.length() - reach
+    {
         return (short, p);
     }
     long_cover_if_nearer(shape, p, short)

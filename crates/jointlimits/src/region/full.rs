@@ -16,13 +16,52 @@ use crate::space::{SpaceKind, full_point};
 
 /// A region over `log(q_rel)`. `measured` in its results is the input's point in the cover
 /// used, `(x, y, z, 0)`.
+///
+/// Stored as its shape alone; the shape's reach (which decides when the other cover needs
+/// projecting) is kept beside it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "FullSpec", into = "FullSpec")]
 pub struct FullLimit {
+    shape: Shape,
+    reach: f32,
+}
+
+/// The stored form of a [`FullLimit`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct FullSpec {
     /// The allowed scaled angle-axis points.
     pub shape: Shape,
 }
 
+impl From<FullSpec> for FullLimit {
+    fn from(spec: FullSpec) -> FullLimit {
+        FullLimit::new(spec.shape)
+    }
+}
+
+impl From<FullLimit> for FullSpec {
+    fn from(limit: FullLimit) -> FullSpec {
+        FullSpec { shape: limit.shape }
+    }
+}
+
 impl FullLimit {
+    /// The limit allowing the scaled angle-axis points of `shape`.
+    pub fn new(shape: Shape) -> FullLimit {
+        let reach = shape.reach();
+        FullLimit { shape, reach }
+    }
+
+    /// The allowed scaled angle-axis points.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// An upper bound on how far the shape reaches from the reference ([`Shape::reach`]).
+    pub fn reach(&self) -> f32 {
+        self.reach
+    }
+
     /// The result of a projection made from the cover point `point` of `relative`.
     #[inline(always)]
     fn result(relative: Quat, point: Vec3, projection: Projection) -> Limited {
@@ -41,7 +80,7 @@ impl FullLimit {
 impl RotationLimit for FullLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
-        let (projection, point) = project_covers(&self.shape, full_point(quat_abs(relative)));
+        let (projection, point) = project_covers(&self.shape, self.reach, full_point(quat_abs(relative)));
         FullLimit::result(relative, point, projection)
     }
 
@@ -67,7 +106,7 @@ impl RotationLimit for FullLimit {
     fn examples() -> Vec<FullLimit> {
         super::example_shapes(&super::example_cloud(DVec3::new(0.5, -0.3, 0.2)))
             .into_iter()
-            .map(|shape| FullLimit { shape })
+            .map(FullLimit::new)
             .collect()
     }
 }

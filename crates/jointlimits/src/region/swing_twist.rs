@@ -32,15 +32,47 @@ use crate::twist::{TwistMeasure, TwistRange};
 /// swing point keeps it in the plane: the projection onto the shape is also the projection onto
 /// the shape's slice of allowed swings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "SwingTwistSpec", into = "SwingTwistSpec")]
 pub struct SwingTwistLimit {
     /// The unit twist axis in the joint's local frame (towards its children).
     pub twist_axis: Vec3,
     /// Orthonormal, right-handed columns `(u, v, twist_axis)`.
     pub swing_basis: Mat3,
-    /// The allowed swing points in swing-plane coordinates (scaled angle-axis, radians).
-    pub swing: Shape,
+    swing: Shape,
     /// The allowed twist angles (modulo 2π).
     pub twist: TwistRange,
+    /// The swing shape's reach (see [`super::covers`]).
+    reach: f32,
+}
+
+/// The stored form of a [`SwingTwistLimit`].
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct SwingTwistSpec {
+    /// The unit twist axis.
+    pub twist_axis: Vec3,
+    /// Orthonormal, right-handed columns `(u, v, twist_axis)`.
+    pub swing_basis: Mat3,
+    /// The allowed swing points in swing-plane coordinates.
+    pub swing: Shape,
+    /// The allowed twist angles.
+    pub twist: TwistRange,
+}
+
+impl From<SwingTwistSpec> for SwingTwistLimit {
+    fn from(spec: SwingTwistSpec) -> SwingTwistLimit {
+        SwingTwistLimit::new(spec.twist_axis, spec.swing_basis, spec.swing, spec.twist)
+    }
+}
+
+impl From<SwingTwistLimit> for SwingTwistSpec {
+    fn from(limit: SwingTwistLimit) -> SwingTwistSpec {
+        SwingTwistSpec {
+            twist_axis: limit.twist_axis,
+            swing_basis: limit.swing_basis,
+            swing: limit.swing,
+            twist: limit.twist,
+        }
+    }
 }
 
 /// Orthonormal, right-handed columns `(u, v, axis)` for the unit twist `axis`: the swing-plane
@@ -58,6 +90,34 @@ pub fn swing_plane_point(basis: &Mat3, swing: Vec3) -> Vec3 {
 }
 
 impl SwingTwistLimit {
+    /// The limit allowing swings in `swing` (swing-plane coordinates of `swing_basis`, whose third
+    /// column is `twist_axis`) and twists in `twist`.
+    pub fn new(
+        twist_axis: Vec3,
+        swing_basis: Mat3,
+        swing: Shape,
+        twist: TwistRange,
+    ) -> SwingTwistLimit {
+        let reach = swing.reach();
+        SwingTwistLimit {
+            twist_axis,
+            swing_basis,
+            swing,
+            twist,
+            reach,
+        }
+    }
+
+    /// The allowed swing points in swing-plane coordinates (scaled angle-axis, radians).
+    pub fn swing(&self) -> &Shape {
+        &self.swing
+    }
+
+    /// An upper bound on how far the swing shape reaches ([`Shape::reach`]).
+    pub fn reach(&self) -> f32 {
+        self.reach
+    }
+
     /// The swing-plane point (short way) and twist angle of `relative`; at a swing of exactly
     /// 180° the twist is `previous` when given.
     #[inline(always)]
@@ -99,7 +159,7 @@ impl RotationLimit for SwingTwistLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let (p, twist) = self.split(relative, None);
-        let (swing, point) = project_covers(&self.swing, p);
+        let (swing, point) = project_covers(&self.swing, self.reach, p);
         self.result(relative, point, swing, self.twist.measure(twist))
     }
 
@@ -160,11 +220,8 @@ impl RotationLimit for SwingTwistLimit {
         super::example_shapes(&cloud)
             .into_iter()
             .enumerate()
-            .map(|(i, swing)| SwingTwistLimit {
-                twist_axis,
-                swing_basis,
-                swing,
-                twist: twists[i % twists.len()],
+            .map(|(i, swing)| {
+                SwingTwistLimit::new(twist_axis, swing_basis, swing, twists[i % twists.len()])
             })
             .collect()
     }

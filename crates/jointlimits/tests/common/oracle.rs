@@ -151,10 +151,10 @@ pub fn allowed(region: &LimitRegion, c: &Coords) -> bool {
     let p = DVec3::new(c[0], c[1], c[2]);
     let tolerance = 2e-5;
     match region {
-        LimitRegion::Full(limit) => shape_allows(&limit.shape, p),
+        LimitRegion::Full(limit) => shape_allows(&limit.shape(), p),
         LimitRegion::SwingTwist(limit) => {
             let (min, max) = (f64::from(limit.twist.min), f64::from(limit.twist.max));
-            shape_allows(&limit.swing, p) && c[3] >= min - tolerance && c[3] <= max + tolerance
+            shape_allows(&limit.swing(), p) && c[3] >= min - tolerance && c[3] <= max + tolerance
         }
         LimitRegion::Cone(limit) => {
             let (min, max) = (f64::from(limit.twist.min), f64::from(limit.twist.max));
@@ -279,19 +279,19 @@ fn allowed_samples(region: &LimitRegion, rng: &mut Rng) -> Vec<Coords> {
     let mut out = Vec::new();
     match region {
         LimitRegion::Full(limit) => {
-            let reach = f64::from(limit.shape.reach());
+            let reach = f64::from(limit.shape().reach());
             for _ in 0..6000 {
                 let p = (rng.direction() * rng.range(0.0, reach * 1.5)).as_vec3();
-                let b = limit.shape.project(p).point.as_dvec3();
+                let b = limit.shape().project(p).point.as_dvec3();
                 out.push([b.x, b.y, b.z, 0.0]);
             }
         }
         LimitRegion::SwingTwist(limit) => {
-            let reach = f64::from(limit.swing.reach());
+            let reach = f64::from(limit.swing().reach());
             let (min, max) = (f64::from(limit.twist.min), f64::from(limit.twist.max));
             for i in 0..6000 {
                 let p = (rng.direction().with_z(0.0) * rng.range(0.0, reach * 1.5)).as_vec3();
-                let b = limit.swing.project(p).point.as_dvec3();
+                let b = limit.swing().project(p).point.as_dvec3();
                 let t = min + (max - min) * f64::from(i % 61) / 60.0;
                 out.push([b.x, b.y, 0.0, t]);
             }
@@ -436,10 +436,10 @@ fn exact_over_representations(region: &LimitRegion, reps: &[Coords]) -> f64 {
     for c in reps {
         let p = DVec3::new(c[0], c[1], c[2]).as_vec3();
         let value = match region {
-            LimitRegion::Full(limit) => f64::from(limit.shape.distance(p)),
+            LimitRegion::Full(limit) => f64::from(limit.shape().distance(p)),
             LimitRegion::SwingTwist(limit) => {
                 let twist = twist_gap(c[3], limit.twist.min.into(), limit.twist.max.into());
-                f64::from(limit.swing.distance(p)).hypot(twist)
+                f64::from(limit.swing().distance(p)).hypot(twist)
             }
             _ => f64::INFINITY,
         };
