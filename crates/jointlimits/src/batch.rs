@@ -15,15 +15,16 @@
 // Lane loops index several arrays in lockstep by lane number: the form that vectorises.
 #![allow(clippy::needless_range_loop)]
 
-use std::f32::consts::{FRAC_PI_2, TAU};
+use std::f32::consts::{FRAC_PI_2, PI, TAU};
 
 use glam::{Mat3, Quat, Vec3};
 
-use crate::contract::BOUNDARY_TOLERANCE;
+use crate::contract::{BOUNDARY_TOLERANCE, NEAR_HALF_SWING};
 use crate::fast_trig;
 use crate::joint_limit::{JointLimit, LimitRegion};
 use crate::reach_cone::{ReachConeLimit, pseudo_azimuth};
 use crate::region::SwingTwistLimit;
+use crate::region::covers::Ball;
 use crate::rotation::{from_scaled_angle_axis, rotation_about};
 use crate::shape::ellipsoid::{newton_step, still_climbing};
 use crate::shape::{BoxShape, EllipsoidShape, Frame, Polytope, Shape};
@@ -32,11 +33,6 @@ use crate::shape::{BoxShape, EllipsoidShape, Frame, Polytope, Shape};
 /// polynomials, so many independent lanes (four AVX registers, eight SSE ones) keep the pipeline
 /// full; measured here, 32 lanes run twice as fast per rotation as 8.
 pub const LANES: usize = 32;
-
-/// Below this `|(v·axis, w)|` (a swing within about 11° of 180°) a lane outside a swing-twist
-/// limit takes the scalar path, whose boundary test also measures the rotation angle (the twist
-/// coordinate is ill-conditioned there; see [`crate::contract::settle`]).
-const NEAR_HALF_SWING: f32 = 0.1;
 
 /// Leftover rotations fewer than this go one at a time rather than in a padded group.
 const SCALAR_BELOW: usize = 8;
@@ -159,7 +155,7 @@ impl JointLimit {
             inside,
             fallback,
         } = match &self.region {
-            LimitRegion::Full(full) => limit_full(full.shape(), full.reach(), &relative),
+            LimitRegion::Full(full) => limit_full(full.shape(), full.ball(), &relative),
             LimitRegion::SwingTwist(limit) => limit_swing_twist(&relative, limit),
             LimitRegion::ReachCone(limit) => limit_reach_cone(&relative, limit),
             // Regions without lane kernels (limit_many normally sends them one at a time).
@@ -285,7 +281,7 @@ fn exponential(p: &Points) -> Quats {
 /// Projects full-space points (the short cover; lanes whose long cover could be nearer fall back
 /// to the scalar path, see [`crate::region::covers`]).
 #[inline(always)]
-fn limit_full(shape: &Shape, reach: f32, relative: &Quats) -> LaneResult {
+fn limit_full(shape: &Shape, ball: &Ball, relative: &Quats) -> LaneResult {
     let point = logarithm(relative);
     let (projected, mut inside) = project(shape, &point);
     let mut fallback = [false; LANES];
@@ -296,7 +292,7 @@ fn limit_full(shape: &Shape, reach: f32, relative: &Quats) -> LaneResult {
             fallback,
         };
     }
-    settle_boundary_lanes(reach, &point, &projected, &mut inside, &mut fallback);
+    settle_boundary_lanes(shape, ball, &point, &projected, &mut inside, &mut fallback);
     LaneResult {
         limited: exponential(&projected),
         inside,
@@ -305,33 +301,67 @@ fn limit_full(shape: &Shape, reach: f32, relative: &Quats) -> LaneResult {
 }
 
 /// For every outside lane, the distance of its projection: within the boundary tolerance it is
-/// inside; farther than the long cover can be (`2π − |p| − reach`) it needs the scalar path.
-/// (Short-way points change by at most π/2 times as much as their rotations, so the rotation side
-/// of the tolerance needs no test here.)
+/// inside; farther than a lower bound on the long cover's distance (see
+/// [`crate::region::covers`]) it needs the scalar path. (Short-way points change by at most π/2
+/// times as much as their rotations, so the rotation side of the tolerance needs no test here.)
 #[inline(always)]
 fn settle_boundary_lanes(
-    reach: f32,
+    shape: &Shape,
+    ball: &Ball,
     point: &Points,
     projected: &Points,
     inside: &mut [bool; LANES],
     fallback: &mut [bool; LANES],
 ) {
-    let mut distance_squared = [0.0f32; LANES];
-    let mut long_bound = [0.0f32; LANES];
+    let mut distance = [0.0f32; LANES];
+    let mut long = Points::default();
     for i in 0..LANES {
         let (px, py, pz) = (point.x[i], point.y[i], point.z[i]);
-        let (dx, dy, dz) = (px - projected.x[i], py - projected.y[i], pz - projected.z[i]);
-        distance_squared[i] = dx * dx + dy * dy + dz * dz;
-        long_bound[i] = TAU - (px * px + py * py + pz * pz).sqrt() - reach;
+        let (dx, dy, dz) = (
+            px - projected.x[i],
+            py - projected.y[i],
+            pz - projected.z[i],
+        );
+        distance[i] = (dx * dx + dy * dy + dz * dz).sqrt();
+        // p_long = p·(1 − 2π/|p|); lanes near the identity pass the reach test below.
+        let length = (px * px + py * py + pz * pz).sqrt().max(f32::MIN_POSITIVE);
+        let scale = 1.0 - TAU / length;
+        (long.x[i], long.y[i], long.z[i]) = (px * scale, py * scale, pz * scale);
     }
-    let tolerance_squared = BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
+    let long_bound = long_cover_bound(shape, ball, &long);
     for i in 0..LANES {
-        let close = distance_squared[i] <= tolerance_squared;
-        let bound = long_bound[i].max(0.0);
-        let beyond = distance_squared[i] > bound * bound || long_bound[i] < 0.0;
-        fallback[i] = !inside[i] && !close && beyond;
+        let close = distance[i] <= BOUNDARY_TOLERANCE;
+        let surely_short = distance[i] + ball.reach <= PI || distance[i] <= long_bound[i];
+        fallback[i] = !inside[i] && !close && !surely_short;
         inside[i] |= close;
     }
+}
+
+/// [`Ball::lower_bound`] in every lane.
+#[inline(always)]
+fn long_cover_bound(shape: &Shape, ball: &Ball, long: &Points) -> Lanes {
+    let mut bound = [0.0f32; LANES];
+    let mut distance_to_box = |frame: &Frame, min: Vec3, max: Vec3| {
+        let local = long.in_frame(frame);
+        for i in 0..LANES {
+            let dx = local.x[i] - local.x[i].clamp(min.x, max.x);
+            let dy = local.y[i] - local.y[i].clamp(min.y, max.y);
+            let dz = local.z[i] - local.z[i].clamp(min.z, max.z);
+            bound[i] = (dx * dx + dy * dy + dz * dz).sqrt();
+        }
+    };
+    match shape {
+        Shape::Box(b) => distance_to_box(&b.frame, b.min, b.max),
+        Shape::Ellipsoid(e) => distance_to_box(&e.frame, -e.semi_axes, e.semi_axes),
+        Shape::Kdop(_) | Shape::Hull(_) => {
+            let c = ball.center;
+            for i in 0..LANES {
+                let (dx, dy, dz) = (long.x[i] - c.x, long.y[i] - c.y, long.z[i] - c.z);
+                bound[i] = (dx * dx + dy * dy + dz * dz).sqrt() - ball.radius;
+            }
+        }
+    }
+    bound
 }
 
 /// Projects limit-space points onto `shape`, with the inside flag per lane.
@@ -485,15 +515,16 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
     let mut inside = swing_inside;
     let mut fallback = [false; LANES];
     let mut allowed_twist = twist_angle;
-    let reach = limit.reach();
+    let ball = limit.ball();
     for i in 0..LANES {
         let twist = limit.twist.measure(twist_angle[i]);
         allowed_twist[i] = twist.allowed;
         let (p, y) = (in_plane.get(i), allowed.get(i).with_z(0.0));
         let swing_distance = if swing_inside[i] { 0.0 } else { p.distance(y) };
-        inside[i] = swing_distance.hypot(twist.distance) <= BOUNDARY_TOLERANCE;
+        inside[i] = swing_distance * swing_distance + twist.distance * twist.distance
+            <= BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
         fallback[i] = !inside[i]
-            && (swing_distance > TAU - p.length() - reach || near_half_swing[i]);
+            && (!ball.short_is_nearer(limit.swing(), p, swing_distance) || near_half_swing[i]);
     }
     if inside.iter().all(|&i| i) {
         return LaneResult {

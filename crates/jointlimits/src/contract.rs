@@ -27,10 +27,8 @@ pub const DEGENERATE_TWIST: f32 = 1e-6;
 /// [`DEGENERATE_TWIST`]).
 #[inline]
 pub fn half_swing(relative: Quat, axis: glam::Vec3) -> bool {
-    glam::Vec3::new(relative.x, relative.y, relative.z)
-        .dot(axis)
-        .hypot(relative.w)
-        < DEGENERATE_TWIST
+    let along = glam::Vec3::new(relative.x, relative.y, relative.z).dot(axis);
+    along * along + relative.w * relative.w < DEGENERATE_TWIST * DEGENERATE_TWIST
 }
 
 /// A rotation this close to the region (radians of rotation angle, or of the kind's own
@@ -42,8 +40,21 @@ pub fn half_swing(relative: Quat, axis: glam::Vec3) -> bool {
 /// 1e-3 rad or more.
 pub const BOUNDARY_TOLERANCE: f32 = 1e-5;
 
+/// Below this `|(v·axis, w)|` (a swing within about 11° of 180°) a rotation's twist coordinate
+/// is ill-conditioned enough for the kinds that split one off to [`settle`] their answers.
+pub const NEAR_HALF_SWING: f32 = 0.1;
+
+/// Whether `relative` swings within about 11° of 180° away from `axis` ([`NEAR_HALF_SWING`]).
+#[inline]
+pub fn near_half_swing(relative: Quat, axis: glam::Vec3) -> bool {
+    let along = glam::Vec3::new(relative.x, relative.y, relative.z).dot(axis);
+    along * along + relative.w * relative.w < NEAR_HALF_SWING * NEAR_HALF_SWING
+}
+
 /// `limited` with an answer that lies within [`BOUNDARY_TOLERANCE`] of the input, as a rotation,
-/// turned into the input itself: inside.
+/// turned into the input itself: inside. Kinds call it where their coordinates stretch rotation
+/// distances (near a 180° swing, on the long cover, near gimbal lock); elsewhere a coordinate
+/// distance within the tolerance already covers every rotation that close.
 #[inline]
 pub fn settle(relative: Quat, limited: Limited) -> Limited {
     if limited.inside || !within_tolerance(relative, limited.relative) {

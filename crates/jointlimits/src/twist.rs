@@ -61,7 +61,9 @@ impl TwistRange {
                 distance: 0.0,
             };
         }
-        let turned = self.min + (twist - self.min).rem_euclid(TAU);
+        // (twist − min) mod 2π by a floor, which vectorises (`%` on floats is a library call).
+        let offset = twist - self.min;
+        let turned = self.min + (offset - TAU * (offset * (1.0 / TAU)).floor());
         if turned <= self.max {
             return TwistMeasure {
                 turned,

@@ -4,7 +4,9 @@ use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::swing_plane::{SwingPoint, cover_nearest, rebuild, split};
-use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::contract::{
+    BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
+};
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
 
@@ -34,7 +36,7 @@ impl ConeLimit {
     fn result(&self, relative: Quat, swing: Vec2, twist: TwistMeasure) -> Limited {
         let length = swing.length();
         let swing_distance = (length - self.max_swing).max(0.0);
-        let violation = swing_distance.hypot(twist.distance);
+        let violation = (swing_distance * swing_distance + twist.distance * twist.distance).sqrt();
         let measured = Vec4::new(swing.x, swing.y, 0.0, twist.turned);
         if violation <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, measured);
@@ -44,12 +46,16 @@ impl ConeLimit {
         } else {
             swing
         };
-        Limited {
+        let limited = Limited {
             relative: rebuild(allowed, twist.allowed, self.twist_axis, self.first_axis()),
             inside: false,
             violation,
             measured,
+        };
+        if near_half_swing(relative, self.twist_axis) {
+            return settle(relative, limited);
         }
+        limited
     }
 }
 

@@ -5,7 +5,9 @@ use glam::{DVec2, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::swing_plane::{SwingPoint, cover_nearest, rebuild, split};
-use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::contract::{
+    BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
+};
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
 
@@ -44,17 +46,21 @@ impl SphericalEllipseLimit {
             let nearest = nearest_on_ellipse(swing.as_dvec2(), self.radii.as_dvec2()).as_vec2();
             (nearest, swing.distance(nearest))
         };
-        let violation = swing_distance.hypot(twist.distance);
+        let violation = (swing_distance * swing_distance + twist.distance * twist.distance).sqrt();
         let measured = Vec4::new(swing.x, swing.y, 0.0, twist.turned);
         if violation <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, measured);
         }
-        Limited {
+        let limited = Limited {
             relative: rebuild(allowed, twist.allowed, self.twist_axis, self.first_axis),
             inside: false,
             violation,
             measured,
+        };
+        if near_half_swing(relative, self.twist_axis) {
+            return settle(relative, limited);
         }
+        limited
     }
 }
 

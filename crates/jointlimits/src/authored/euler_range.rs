@@ -5,7 +5,9 @@ use std::f64::consts::{PI, TAU};
 use glam::{DVec3, Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::contract::{
+    BOUNDARY_TOLERANCE, LimitContext, Limited, NEAR_HALF_SWING, RotationLimit, settle,
+};
 use crate::euler::EulerOrder;
 use crate::space::SpaceKind;
 
@@ -84,12 +86,17 @@ impl EulerLimit {
         if violation <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, measured);
         }
-        Limited {
+        let limited = Limited {
             relative: self.order.to_quat(best.clamped),
             inside: false,
             violation,
             measured,
+        };
+        // Near gimbal lock the outer angles stretch rotation distances without bound.
+        if best.turned.y.cos().abs() < f64::from(NEAR_HALF_SWING) {
+            return settle(relative, limited);
         }
+        limited
     }
 }
 

@@ -37,7 +37,8 @@ impl HingeLimit {
         let along = v.dot(self.axis);
         let off_axis = (v - along * self.axis).length();
         let hinge = 2.0 * crate::fast_trig::atan2(along, relative.w);
-        let off = 2.0 * crate::fast_trig::atan2(off_axis, along.hypot(relative.w));
+        let off = 2.0
+            * crate::fast_trig::atan2(off_axis, (along * along + relative.w * relative.w).sqrt());
         (hinge, off)
     }
 
@@ -73,8 +74,7 @@ impl RotationLimit for HingeLimit {
     #[inline]
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
         let (mut hinge, off_axis) = self.angles(relative);
-        let along = Vec3::new(relative.x, relative.y, relative.z).dot(self.axis);
-        if along.hypot(relative.w) < 1e-6 {
+        if crate::contract::half_swing(relative, self.axis) {
             // Half a turn off the hinge: every hinge angle is equally near; keep the stream's.
             hinge = previous.x;
         }

@@ -6,7 +6,9 @@ use glam::{Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::{ReachCone, TwistRange};
-use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::contract::{
+    BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
+};
 use crate::rotation::{rotation_about, rotation_between_units};
 use crate::space::SpaceKind;
 
@@ -104,7 +106,8 @@ impl ReachConeLimit {
         allowed_twist: f32,
     ) -> Limited {
         let swing_distance = angle(direction, to);
-        let violation = swing_distance.hypot(turned - allowed_twist);
+        let twist_distance = turned - allowed_twist;
+        let violation = (swing_distance * swing_distance + twist_distance * twist_distance).sqrt();
         if violation <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, direction.extend(turned));
         }
@@ -115,12 +118,16 @@ impl ReachConeLimit {
             rotation_between_units(self.twist_axis, to)
                 * rotation_about(self.twist_axis, allowed_twist)
         };
-        Limited {
+        let limited = Limited {
             relative: allowed,
             inside: false,
             violation,
             measured: to.extend(turned),
+        };
+        if near_half_swing(relative, self.twist_axis) {
+            return settle(relative, limited);
         }
+        limited
     }
 
     /// Every stored number is finite and the twist axis is unit length (the cone was validated
@@ -145,8 +152,7 @@ impl RotationLimit for ReachConeLimit {
 
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
         let (mut twist, direction) = self.measure(relative);
-        let along = Vec3::new(relative.x, relative.y, relative.z).dot(self.twist_axis);
-        if along.hypot(relative.w) < 1e-6 {
+        if crate::contract::half_swing(relative, self.twist_axis) {
             // A swing of exactly 180°: every twist is a valid split; keep the stream's.
             twist = previous.w;
         }

@@ -5,10 +5,13 @@
 //! axis). A region holds the rotation when it holds either point, and the distance from the
 //! rotation to the region is the smaller of the two distances.
 //!
-//! A region within `reach` of the origin is at least `|p_long| − reach` from the long point, so
-//! the long cover needs projecting only when the short one is farther than that: never for a
-//! region inside the ball of radius π (then `|p_long| ≥ π ≥ reach` and the short projection is at
-//! most as far), which every fitted region of natural motion is.
+//! The long cover needs projecting only when the short one's distance exceeds a lower bound on the
+//! long one's: the distance to the region's bounding box (exact for boxes), or `|p_long − c| − r`
+//! for a bounding ball of centre `c` and radius `r`. A region within `reach = |c| + r` of the
+//! origin is also at least `|p_long| − reach ≥ π − reach` away, so short projections nearer than
+//! `π − reach` need no other test. (A region inside the ball of radius π never *contains* a long
+//! point, but a long point can still be the nearer one: a rotation of 171° about `−x` is 9° from
+//! one of 162° about `+x` the long way, and 333° the short way.)
 
 use std::f32::consts::TAU;
 
@@ -36,20 +39,69 @@ pub(crate) fn within_tolerance(mut projection: Projection, from: Vec3) -> Projec
     projection
 }
 
-/// The projection of the rotation with short-way point `p` (`|p| ≤ π`) onto `shape` (which
-/// reaches at most `reach` from the origin) over both covers, and the cover point that was used
-/// (module docs). The short cover wins ties.
+/// A ball holding a region, as the covers test needs it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ball {
+    /// The centre.
+    pub center: Vec3,
+    /// The radius.
+    pub radius: f32,
+    /// `|center| + radius`: how far the region reaches from the origin.
+    pub reach: f32,
+}
+
+impl Ball {
+    /// The bounding ball of `shape` ([`Shape::bounding_ball`]).
+    pub fn of(shape: &Shape) -> Ball {
+        let (center, radius) = shape.bounding_ball();
+        Ball {
+            center,
+            radius,
+            reach: center.length() + radius,
+        }
+    }
+
+    /// Whether a projection `distance` away from the short point `p` (`|p| ≤ π`) onto `shape`
+    /// (held by this ball) is surely no farther than the long cover's (module docs).
+    #[inline(always)]
+    pub fn short_is_nearer(&self, shape: &Shape, p: Vec3, distance: f32) -> bool {
+        if distance + self.reach <= std::f32::consts::PI {
+            return true;
+        }
+        match other_cover(p) {
+            Some(long) => distance <= self.lower_bound(shape, long),
+            None => true,
+        }
+    }
+
+    /// A lower bound on the distance from `x` to `shape`: exact for boxes, the distance to the
+    /// bounding box for ellipsoids, to this ball for polytopes.
+    #[inline]
+    pub fn lower_bound(&self, shape: &Shape, x: Vec3) -> f32 {
+        match shape {
+            Shape::Box(b) => {
+                let local = b.frame.to_local(x);
+                local.distance(local.clamp(b.min, b.max))
+            }
+            Shape::Ellipsoid(e) => {
+                let local = e.frame.to_local(x);
+                local.distance(local.clamp(-e.semi_axes, e.semi_axes))
+            }
+            Shape::Kdop(_) | Shape::Hull(_) => x.distance(self.center) - self.radius,
+        }
+    }
+}
+
+/// The projection of the rotation with short-way point `p` (`|p| ≤ π`) onto `shape` (held by
+/// `ball`) over both covers, and the cover point that was used (module docs). The short cover wins
+/// ties.
 #[inline(always)]
-pub fn project_covers(shape: &Shape, reach: f32, p: Vec3) -> (Projection, Vec3) {
+pub fn project_covers(shape: &Shape, ball: &Ball, p: Vec3) -> (Projection, Vec3) {
     let short = within_tolerance(shape.project(p), p);
     if short.inside {
         return (short, p);
     }
-    // |p| ≤ π, so the long point is at least π long: a region within π − d of the origin
-    // cannot bring it nearer than d (no square root needed for the common case).
-    if short.distance + reach <= std::f32::consts::PI
-        || short.distance <= TAU - p.length() - reach
-    {
+    if ball.short_is_nearer(shape, p, short.distance) {
         return (short, p);
     }
     long_cover_if_nearer(shape, p, short)

@@ -8,8 +8,8 @@
 use glam::{DVec3, Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::covers::{project_cover_from, project_covers};
-use crate::contract::{LimitContext, Limited, RotationLimit};
+use super::covers::{Ball, project_cover_from, project_covers};
+use crate::contract::{LimitContext, Limited, RotationLimit, settle};
 use crate::rotation::{from_scaled_angle_axis, quat_abs};
 use crate::shape::{Projection, Shape};
 use crate::space::{SpaceKind, full_point};
@@ -17,13 +17,13 @@ use crate::space::{SpaceKind, full_point};
 /// A region over `log(q_rel)`. `measured` in its results is the input's point in the cover
 /// used, `(x, y, z, 0)`.
 ///
-/// Stored as its shape alone; the shape's reach (which decides when the other cover needs
+/// Stored as its shape alone; a ball holding the shape (which decides when the other cover needs
 /// projecting) is kept beside it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "FullSpec", into = "FullSpec")]
 pub struct FullLimit {
     shape: Shape,
-    reach: f32,
+    ball: Ball,
 }
 
 /// The stored form of a [`FullLimit`].
@@ -48,8 +48,8 @@ impl From<FullLimit> for FullSpec {
 impl FullLimit {
     /// The limit allowing the scaled angle-axis points of `shape`.
     pub fn new(shape: Shape) -> FullLimit {
-        let reach = shape.reach();
-        FullLimit { shape, reach }
+        let ball = Ball::of(&shape);
+        FullLimit { shape, ball }
     }
 
     /// The allowed scaled angle-axis points.
@@ -57,9 +57,9 @@ impl FullLimit {
         &self.shape
     }
 
-    /// An upper bound on how far the shape reaches from the reference ([`Shape::reach`]).
-    pub fn reach(&self) -> f32 {
-        self.reach
+    /// A ball holding the shape ([`Shape::bounding_ball`]).
+    pub fn ball(&self) -> &Ball {
+        &self.ball
     }
 
     /// The result of a projection made from the cover point `point` of `relative`.
@@ -68,19 +68,25 @@ impl FullLimit {
         if projection.inside {
             return Limited::unchanged(relative, point.extend(0.0));
         }
-        Limited {
+        let limited = Limited {
             relative: from_scaled_angle_axis(projection.point),
             inside: false,
             violation: projection.distance,
             measured: point.extend(0.0),
+        };
+        // On the long cover the logarithm stretches rotation distances without bound.
+        if point.length_squared() > std::f32::consts::PI * std::f32::consts::PI {
+            return settle(relative, limited);
         }
+        limited
     }
 }
 
 impl RotationLimit for FullLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
-        let (projection, point) = project_covers(&self.shape, self.reach, full_point(quat_abs(relative)));
+        let (projection, point) =
+            project_covers(&self.shape, &self.ball, full_point(quat_abs(relative)));
         FullLimit::result(relative, point, projection)
     }
 

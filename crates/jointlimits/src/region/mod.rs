@@ -17,7 +17,7 @@ pub use full::FullLimit;
 pub use swing_twist::{SwingTwistLimit, swing_basis, swing_plane_point};
 
 use crate::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
-use crate::contract::{LimitContext, Limited, RotationLimit, settle};
+use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::fit::{FitOptions, ShapeKind, fit_shape};
 use crate::reach_cone::ReachConeLimit;
 use crate::shape::Shape;
@@ -54,10 +54,9 @@ macro_rules! register_limit_kinds {
         impl RotationLimit for LimitRegion {
             #[inline]
             fn nearest(&self, relative: Quat, context: &LimitContext) -> Limited {
-                let limited = match self {
+                match self {
                     $(LimitRegion::$variant(kind) => kind.nearest(relative, context),)*
-                };
-                settle(relative, limited)
+                }
             }
 
             #[inline]
@@ -67,12 +66,11 @@ macro_rules! register_limit_kinds {
                 previous: Vec4,
                 context: &LimitContext,
             ) -> Limited {
-                let limited = match self {
+                match self {
                     $(LimitRegion::$variant(kind) => {
                         kind.nearest_continuing(relative, previous, context)
                     })*
-                };
-                settle(relative, limited)
+                }
             }
 
             #[inline]

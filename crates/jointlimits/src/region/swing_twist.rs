@@ -15,8 +15,10 @@
 use glam::{DVec3, Mat3, Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::covers::{project_cover_from, project_covers};
-use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use super::covers::{Ball, project_cover_from, project_covers};
+use crate::contract::{
+    BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
+};
 use crate::rotation::{
     from_scaled_angle_axis, rotation_about, swing_and_twist_angle, swing_and_twist_angle_or,
 };
@@ -41,8 +43,8 @@ pub struct SwingTwistLimit {
     swing: Shape,
     /// The allowed twist angles (modulo 2π).
     pub twist: TwistRange,
-    /// The swing shape's reach (see [`super::covers`]).
-    reach: f32,
+    /// A ball holding the swing shape (see [`super::covers`]).
+    ball: Ball,
 }
 
 /// The stored form of a [`SwingTwistLimit`].
@@ -98,13 +100,13 @@ impl SwingTwistLimit {
         swing: Shape,
         twist: TwistRange,
     ) -> SwingTwistLimit {
-        let reach = swing.reach();
+        let ball = Ball::of(&swing);
         SwingTwistLimit {
             twist_axis,
             swing_basis,
             swing,
             twist,
-            reach,
+            ball,
         }
     }
 
@@ -113,9 +115,9 @@ impl SwingTwistLimit {
         &self.swing
     }
 
-    /// An upper bound on how far the swing shape reaches ([`Shape::reach`]).
-    pub fn reach(&self) -> f32 {
-        self.reach
+    /// A ball holding the swing shape ([`Shape::bounding_ball`]).
+    pub fn ball(&self) -> &Ball {
+        &self.ball
     }
 
     /// The swing-plane point (short way) and twist angle of `relative`; at a swing of exactly
@@ -140,18 +142,22 @@ impl SwingTwistLimit {
         twist: TwistMeasure,
     ) -> Limited {
         let measured = point.extend(twist.turned);
-        let violation = swing.distance.hypot(twist.distance);
+        let violation = (swing.distance * swing.distance + twist.distance * twist.distance).sqrt();
         if swing.inside && twist.distance == 0.0 || violation <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, measured);
         }
         let allowed_swing = self.swing_basis * swing.point.with_z(0.0);
-        Limited {
+        let limited = Limited {
             relative: from_scaled_angle_axis(allowed_swing)
                 * rotation_about(self.twist_axis, twist.allowed),
             inside: false,
             violation,
             measured,
+        };
+        if near_half_swing(relative, self.twist_axis) {
+            return settle(relative, limited);
         }
+        limited
     }
 }
 
@@ -159,7 +165,7 @@ impl RotationLimit for SwingTwistLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let (p, twist) = self.split(relative, None);
-        let (swing, point) = project_covers(&self.swing, self.reach, p);
+        let (swing, point) = project_covers(&self.swing, &self.ball, p);
         self.result(relative, point, swing, self.twist.measure(twist))
     }
 

@@ -175,20 +175,27 @@ impl LimitShape for Shape {
 }
 
 impl Shape {
-    /// An upper bound on `|x|` over the region: how far from the reference it reaches. Cheap (a
-    /// few operations; polytopes keep theirs), so projections can tell when the other cover of a
-    /// rotation could be nearer (see [`crate::region`]).
+    /// A ball holding the region: its centre and radius (cheap: a few operations; polytopes keep
+    /// their radius). Projections use it to tell when the other cover of a rotation could be
+    /// nearer (see [`crate::region::covers`]).
+    #[inline]
+    pub fn bounding_ball(&self) -> (Vec3, f32) {
+        match self {
+            Shape::Box(s) => (
+                s.frame.to_world(0.5 * (s.min + s.max)),
+                (0.5 * (s.max - s.min)).length(),
+            ),
+            Shape::Ellipsoid(s) => (s.frame.center, s.semi_axes.max_element()),
+            Shape::Kdop(s) => (s.frame.center, s.polytope().reach()),
+            Shape::Hull(s) => (s.frame.center, s.polytope().reach()),
+        }
+    }
+
+    /// An upper bound on `|x|` over the region: how far from the reference it reaches.
     #[inline]
     pub fn reach(&self) -> f32 {
-        match self {
-            Shape::Box(s) => {
-                let middle = s.frame.to_world(0.5 * (s.min + s.max));
-                middle.length() + (0.5 * (s.max - s.min)).length()
-            }
-            Shape::Ellipsoid(s) => s.frame.center.length() + s.semi_axes.max_element(),
-            Shape::Kdop(s) => s.frame.center.length() + s.polytope().reach(),
-            Shape::Hull(s) => s.frame.center.length() + s.polytope().reach(),
-        }
+        let (center, radius) = self.bounding_ball();
+        center.length() + radius
     }
 
     /// Every number stored in the shape is finite (checked when loading a limits file).

@@ -151,10 +151,10 @@ pub fn allowed(region: &LimitRegion, c: &Coords) -> bool {
     let p = DVec3::new(c[0], c[1], c[2]);
     let tolerance = 2e-5;
     match region {
-        LimitRegion::Full(limit) => shape_allows(&limit.shape(), p),
+        LimitRegion::Full(limit) => shape_allows(limit.shape(), p),
         LimitRegion::SwingTwist(limit) => {
             let (min, max) = (f64::from(limit.twist.min), f64::from(limit.twist.max));
-            shape_allows(&limit.swing(), p) && c[3] >= min - tolerance && c[3] <= max + tolerance
+            shape_allows(limit.swing(), p) && c[3] >= min - tolerance && c[3] <= max + tolerance
         }
         LimitRegion::Cone(limit) => {
             let (min, max) = (f64::from(limit.twist.min), f64::from(limit.twist.max));
