@@ -138,10 +138,25 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Violations up to this many degrees count as inside.
-        #[arg(long, default_value_t = 0.0)]
+        /// Violations up to this many degrees count as inside (finite, not negative).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_tolerance)]
         tolerance: f64,
     },
+}
+
+/// A finite, non-negative number of degrees.
+fn parse_tolerance(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "the tolerance must be finite and not negative, got {text}"
+        ))
+    }
 }
 
 fn main() -> ExitCode {

@@ -416,3 +416,82 @@ fn ik_moves_the_hand_onto_targets_inside_the_limits_and_look_at_turns_the_head()
         assert!(!missing.exists());
     }
 }
+
+/// A clip of `bvh`'s skeleton whose fully rotating joints take 1,000 Haar-random rotations (either
+/// cover), the root as in the first frame.
+fn random_pose_clip(bvh: &jointlimits_io::Bvh) -> jointlimits::Motion {
+    let source = bvh.to_motion();
+    let n = source.joint_count;
+    let mut rng = jointlimits_testdata::SplitMix(41);
+    let mut normal = || {
+        let (u, w) = (rng.next_signed().abs().max(1e-7), rng.next_signed());
+        (-2.0 * u.ln()).sqrt() * (std::f32::consts::PI * w).cos()
+    };
+    let mut motion = source.clone();
+    motion.rotations.clear();
+    motion.translations.clear();
+    for _ in 0..1000 {
+        for j in 0..n {
+            let rotating = bvh.channels[j]
+                .iter()
+                .filter(|c| matches!(c, jointlimits_io::Channel::Rotation(_)))
+                .count()
+                == 3;
+            let q = glam::Quat::from_xyzw(normal(), normal(), normal(), normal());
+            motion
+                .rotations
+                .push(if j > 0 && rotating && q.length() > 1e-3 {
+                    q.normalize()
+                } else {
+                    source.rotations[j]
+                });
+            motion.translations.push(source.translations[j]);
+        }
+    }
+    motion
+}
+
+#[test]
+fn apply_then_check_agree_on_random_poses_at_the_default_tolerance() {
+    let Some(path) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("random-poses");
+    let bvh = jointlimits_io::read_bvh_file(&path).unwrap();
+    let random = dir.join("random.bvh");
+    let clip =
+        jointlimits_io::Bvh::from_motion(&bvh.skeleton, &bvh.channels, &random_pose_clip(&bvh));
+    jointlimits_io::write_bvh_file(&random, &clip.unwrap()).unwrap();
+    let random = random.to_str().unwrap();
+    for shape in ["box", "ellipsoid", "kdop13", "hull"] {
+        let limits = dir.join(format!("{shape}.json"));
+        let limits = limits.to_str().unwrap();
+        let fit = jointlimits(&[
+            "fit",
+            path.to_str().unwrap(),
+            "-o",
+            limits,
+            "--shape",
+            shape,
+            "--skip-frames",
+            "5",
+        ]);
+        assert!(
+            fit.status.success(),
+            "{}",
+            String::from_utf8_lossy(&fit.stderr)
+        );
+        let limited = dir.join(format!("{shape}-limited.bvh"));
+        let limited = limited.to_str().unwrap();
+        let apply = jointlimits(&["apply", limits, random, "-o", limited]);
+        assert!(
+            apply.status.success(),
+            "{}",
+            String::from_utf8_lossy(&apply.stderr)
+        );
+        assert_check_passes(limits, limited, "0", shape);
+    }
+    let nan = jointlimits(&["check", "l.json", random, "--tolerance", "nan"]);
+    assert_eq!(nan.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&nan.stderr).contains("finite"));
+}
