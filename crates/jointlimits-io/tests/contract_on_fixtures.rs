@@ -4,10 +4,11 @@
 //! by frame, and rotations that were allowed come back unchanged.
 //!
 //! Full-space limits pass at `check`'s default tolerance (0° beyond the contract's boundary
-//! tolerance). The kinds that split off a twist are held to 0.1°: a rotation stored in f32 near a
-//! 180° swing has a twist coordinate known only to about `6e-8 / |(v·axis, w)|`, and the text of
-//! the written file moves rotations by up to about 3e-6 rad; both show up as violations of
-//! 1e-5 to 2e-3 rad in a few hundred of the 4 million joint-frames (see `docs/limits.md`).
+//! tolerance). The kinds that split off a twist are held to 0.05°: the written file's Euler angles
+//! wander to thousands of degrees on random poses and keep only f32 digits, which moves rotations
+//! by up to about 1e-5 rad, and near a 180° swing that moves the twist coordinate by far more;
+//! both show up as violations of 1e-5 to 2e-4 rad (at most 0.012°) in a few hundred of the
+//! 4 million joint-frames (see `docs/limits.md`).
 
 use glam::Quat;
 use jointlimits::fit::{FitOptions, ReferenceChoice, ShapeKind, fit_skeleton_limits};
@@ -153,7 +154,11 @@ fn apply_then_check_passes_on_random_poses_for_every_fixture_and_kind() {
         for (label, limits) in runs {
             let (worst, moved) = apply_then_check(&bvh, &limits, &clip);
             let full_space = limits.joints.iter().all(|l| l.space() == SpaceKind::Full);
-            let allowed = if full_space { 0.0 } else { 0.1f32.to_radians() };
+            let allowed = if full_space {
+                0.0
+            } else {
+                0.05f32.to_radians()
+            };
             if worst > allowed || moved > 0 {
                 failures.push(format!(
                     "{name} {label}: worst violation {:.2e}°, {moved} allowed rotations moved",

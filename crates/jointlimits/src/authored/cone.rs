@@ -7,6 +7,7 @@ use super::swing_plane::{SwingPoint, cover_nearest, rebuild, split};
 use crate::contract::{
     BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
 };
+use crate::region::half_swing::within_tolerance_near_half_swing;
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
 
@@ -33,6 +34,11 @@ impl ConeLimit {
         self.twist_axis.any_orthonormal_vector()
     }
 
+    /// The distance of the swing point `swing` from the disc.
+    fn swing_distance(&self, swing: Vec2) -> f32 {
+        (swing.length() - self.max_swing).max(0.0)
+    }
+
     fn result(&self, relative: Quat, swing: Vec2, twist: TwistMeasure) -> Limited {
         let length = swing.length();
         let swing_distance = (length - self.max_swing).max(0.0);
@@ -53,7 +59,24 @@ impl ConeLimit {
             measured,
         };
         if near_half_swing(relative, self.twist_axis) {
-            return settle(relative, limited);
+            let limited = settle(relative, limited);
+            let close = |swing: Vec2, twist: f32| {
+                let swing = self.swing_distance(swing);
+                let twist = self.twist.measure(twist).distance;
+                (swing * swing + twist * twist).sqrt()
+            };
+            if !limited.inside
+                && within_tolerance_near_half_swing(
+                    relative,
+                    self.twist_axis,
+                    swing,
+                    twist.turned,
+                    close,
+                )
+            {
+                return Limited::unchanged(relative, measured);
+            }
+            return limited;
         }
         limited
     }

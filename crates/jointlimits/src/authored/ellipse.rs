@@ -8,6 +8,7 @@ use super::swing_plane::{SwingPoint, cover_nearest, rebuild, split};
 use crate::contract::{
     BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
 };
+use crate::region::half_swing::within_tolerance_near_half_swing;
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
 
@@ -37,6 +38,16 @@ pub struct SphericalEllipseLimit {
 }
 
 impl SphericalEllipseLimit {
+    /// The distance of the swing point `swing` from the ellipse.
+    fn swing_distance(&self, swing: Vec2) -> f32 {
+        let (a, b) = (self.radii.x, self.radii.y);
+        if (swing.x / a).powi(2) + (swing.y / b).powi(2) <= 1.0 {
+            return 0.0;
+        }
+        let nearest = nearest_on_ellipse(swing.as_dvec2(), self.radii.as_dvec2()).as_vec2();
+        swing.distance(nearest)
+    }
+
     fn result(&self, relative: Quat, swing: Vec2, twist: TwistMeasure) -> Limited {
         let (a, b) = (self.radii.x, self.radii.y);
         let swing_inside = (swing.x / a).powi(2) + (swing.y / b).powi(2) <= 1.0;
@@ -58,7 +69,24 @@ impl SphericalEllipseLimit {
             measured,
         };
         if near_half_swing(relative, self.twist_axis) {
-            return settle(relative, limited);
+            let limited = settle(relative, limited);
+            let close = |swing: Vec2, twist: f32| {
+                let swing = self.swing_distance(swing);
+                let twist = self.twist.measure(twist).distance;
+                (swing * swing + twist * twist).sqrt()
+            };
+            if !limited.inside
+                && within_tolerance_near_half_swing(
+                    relative,
+                    self.twist_axis,
+                    swing,
+                    twist.turned,
+                    close,
+                )
+            {
+                return Limited::unchanged(relative, measured);
+            }
+            return limited;
         }
         limited
     }

@@ -12,10 +12,11 @@
 //! takes the identity twist, so the twist is defined everywhere and a stream crossing a 180° swing
 //! sees the swing point jump to its other side once (the documented switch point), never flicker.
 
-use glam::{DVec3, Mat3, Quat, Vec3, Vec4};
+use glam::{DVec3, Mat3, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::covers::{Ball, project_cover_from, project_covers};
+use super::half_swing::within_tolerance_near_half_swing;
 use crate::contract::{
     BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
 };
@@ -155,7 +156,19 @@ impl SwingTwistLimit {
             measured,
         };
         if near_half_swing(relative, self.twist_axis) {
-            return settle(relative, limited);
+            let limited = settle(relative, limited);
+            let close = |swing: Vec2, twist: f32| {
+                let (projection, _) = project_covers(&self.swing, &self.ball, swing.extend(0.0));
+                let twist = self.twist.measure(twist).distance;
+                (projection.distance * projection.distance + twist * twist).sqrt()
+            };
+            let (swing, turned) = (point.truncate(), twist.turned);
+            if !limited.inside
+                && within_tolerance_near_half_swing(relative, self.twist_axis, swing, turned, close)
+            {
+                return Limited::unchanged(relative, measured);
+            }
+            return limited;
         }
         limited
     }
