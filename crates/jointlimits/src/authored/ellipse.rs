@@ -5,10 +5,8 @@ use glam::{DVec2, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::swing_plane::{SwingPoint, cover_nearest, rebuild, split};
-use crate::contract::{
-    BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
-};
-use crate::region::half_swing::within_tolerance_near_half_swing;
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::region::half_swing::settle_near_half_swing;
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
 
@@ -68,27 +66,19 @@ impl SphericalEllipseLimit {
             violation,
             measured,
         };
-        if near_half_swing(relative, self.twist_axis) {
-            let limited = settle(relative, limited);
-            let close = |swing: Vec2, twist: f32| {
-                let swing = self.swing_distance(swing);
-                let twist = self.twist.measure(twist).distance;
-                (swing * swing + twist * twist).sqrt()
-            };
-            if !limited.inside
-                && within_tolerance_near_half_swing(
-                    relative,
-                    self.twist_axis,
-                    swing,
-                    twist.turned,
-                    close,
-                )
-            {
-                return Limited::unchanged(relative, measured);
-            }
-            return limited;
-        }
-        limited
+        let close = |swing: Vec2, twist: f32| {
+            let swing = self.swing_distance(swing);
+            let twist = self.twist.measure(twist).distance;
+            (swing * swing + twist * twist).sqrt()
+        };
+        settle_near_half_swing(
+            relative,
+            self.twist_axis,
+            limited,
+            swing,
+            twist.turned,
+            close,
+        )
     }
 }
 

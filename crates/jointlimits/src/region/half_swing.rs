@@ -9,15 +9,38 @@
 
 use glam::{Quat, Vec2, Vec3};
 
-use crate::contract::BOUNDARY_TOLERANCE;
+use crate::contract::{BOUNDARY_TOLERANCE, Limited, near_half_swing, settle};
 
 /// Samples of `t` tried on each side.
 const SAMPLES: usize = 16;
 
+/// `limited` (the answer for `relative`, measured at the swing-plane point `swing` with the twist
+/// turn `twist`) turned into the input itself when the input swings near 180° and lies within the
+/// tolerance as a rotation: of the answer ([`settle`]) or, along the family of the module docs, of
+/// coordinates whose `violation` is within it.
+pub(crate) fn settle_near_half_swing(
+    relative: Quat,
+    axis: Vec3,
+    limited: Limited,
+    swing: Vec2,
+    twist: f32,
+    violation: impl Fn(Vec2, f32) -> f32,
+) -> Limited {
+    if !near_half_swing(relative, axis) {
+        return limited;
+    }
+    let limited = settle(relative, limited);
+    if !limited.inside && within_tolerance_near_half_swing(relative, axis, swing, twist, violation)
+    {
+        return Limited::unchanged(relative, limited.measured);
+    }
+    limited
+}
+
 /// Whether some member of the family through the swing-plane point `swing` and twist `twist`
 /// (module docs) within the tolerance of `relative` (twist axis `axis`) has
 /// `violation(swing′, twist′)` within the tolerance.
-pub(crate) fn within_tolerance_near_half_swing(
+fn within_tolerance_near_half_swing(
     relative: Quat,
     axis: Vec3,
     swing: Vec2,

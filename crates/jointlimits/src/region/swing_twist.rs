@@ -16,10 +16,8 @@ use glam::{DVec3, Mat3, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::covers::{Ball, project_cover_from, project_covers};
-use super::half_swing::within_tolerance_near_half_swing;
-use crate::contract::{
-    BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
-};
+use super::half_swing::settle_near_half_swing;
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{
     from_scaled_angle_axis, rotation_about, swing_and_twist_angle, swing_and_twist_angle_or,
 };
@@ -155,22 +153,20 @@ impl SwingTwistLimit {
             violation,
             measured,
         };
-        if near_half_swing(relative, self.twist_axis) {
-            let limited = settle(relative, limited);
-            let close = |swing: Vec2, twist: f32| {
-                let (projection, _) = project_covers(&self.swing, &self.ball, swing.extend(0.0));
-                let twist = self.twist.measure(twist).distance;
-                (projection.distance * projection.distance + twist * twist).sqrt()
-            };
-            let (swing, turned) = (point.truncate(), twist.turned);
-            if !limited.inside
-                && within_tolerance_near_half_swing(relative, self.twist_axis, swing, turned, close)
-            {
-                return Limited::unchanged(relative, measured);
-            }
-            return limited;
-        }
-        limited
+        let close = |swing: Vec2, twist: f32| {
+            let (projection, _) = project_covers(&self.swing, &self.ball, swing.extend(0.0));
+            let twist = self.twist.measure(twist).distance;
+            (projection.distance * projection.distance + twist * twist).sqrt()
+        };
+        let swing = point.truncate();
+        settle_near_half_swing(
+            relative,
+            self.twist_axis,
+            limited,
+            swing,
+            twist.turned,
+            close,
+        )
     }
 }
 
