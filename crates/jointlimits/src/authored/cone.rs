@@ -3,11 +3,10 @@
 use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::swing_plane::{SwingPoint, cover_nearest, rebuild, split};
-use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
-use crate::region::half_swing::settle_near_half_swing;
+use super::swing_plane::{PlanarSwing, SwingPoint, cover_nearest, planar_result, split};
+use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::space::SpaceKind;
-use crate::twist::{TwistMeasure, TwistRange};
+use crate::twist::TwistRange;
 
 /// The classic ball-and-socket limit: the bone axis may swing up to `max_swing` away from its
 /// reference direction, and twist within `twist` (modulo 2π).
@@ -27,56 +26,39 @@ pub struct ConeLimit {
     pub twist: TwistRange,
 }
 
-impl ConeLimit {
+impl PlanarSwing for ConeLimit {
+    fn twist_axis(&self) -> Vec3 {
+        self.twist_axis
+    }
+
     fn first_axis(&self) -> Vec3 {
         self.twist_axis.any_orthonormal_vector()
     }
 
-    /// The distance of the swing point `swing` from the disc.
-    fn swing_distance(&self, swing: Vec2) -> f32 {
-        (swing.length() - self.max_swing).max(0.0)
+    fn twist(&self) -> TwistRange {
+        self.twist
     }
 
-    fn result(&self, relative: Quat, swing: Vec2, twist: TwistMeasure) -> Limited {
+    /// The radial clamp onto the disc.
+    fn nearest_swing(&self, swing: Vec2) -> (Vec2, f32) {
         let length = swing.length();
-        let swing_distance = (length - self.max_swing).max(0.0);
-        let violation = (swing_distance * swing_distance + twist.distance * twist.distance).sqrt();
-        let measured = Vec4::new(swing.x, swing.y, 0.0, twist.turned);
-        if violation <= BOUNDARY_TOLERANCE {
-            return Limited::unchanged(relative, measured);
+        if length <= self.max_swing {
+            return (swing, 0.0);
         }
-        let allowed = if swing_distance > 0.0 {
-            swing * (self.max_swing / length)
-        } else {
-            swing
-        };
-        let limited = Limited {
-            relative: rebuild(allowed, twist.allowed, self.twist_axis, self.first_axis()),
-            inside: false,
-            violation,
-            measured,
-        };
-        let close = |swing: Vec2, twist: f32| {
-            let swing = self.swing_distance(swing);
-            let twist = self.twist.measure(twist).distance;
-            (swing * swing + twist * twist).sqrt()
-        };
-        settle_near_half_swing(
-            relative,
-            self.twist_axis,
-            limited,
-            swing,
-            twist.turned,
-            close,
-        )
+        (swing * (self.max_swing / length), length - self.max_swing)
     }
 }
 
 impl RotationLimit for ConeLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
-        let SwingPoint { swing, twist } = split(relative, self.twist_axis, self.first_axis(), None);
-        self.result(relative, swing, self.twist.measure(twist))
+        let SwingPoint { swing, twist } = split(
+            relative,
+            self.twist_axis,
+            PlanarSwing::first_axis(self),
+            None,
+        );
+        planar_result(self, relative, swing, self.twist.measure(twist))
     }
 
     #[inline]
@@ -84,11 +66,16 @@ impl RotationLimit for ConeLimit {
         let SwingPoint { swing, twist } = split(
             relative,
             self.twist_axis,
-            self.first_axis(),
+            PlanarSwing::first_axis(self),
             Some(previous.w),
         );
         let swing = cover_nearest(swing, Vec2::new(previous.x, previous.y));
-        self.result(relative, swing, self.twist.measure_from(twist, previous.w))
+        planar_result(
+            self,
+            relative,
+            swing,
+            self.twist.measure_from(twist, previous.w),
+        )
     }
 
     fn is_degenerate(&self, relative: Quat) -> bool {

@@ -4,11 +4,10 @@
 use glam::{DVec2, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::swing_plane::{SwingPoint, cover_nearest, rebuild, split};
-use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
-use crate::region::half_swing::settle_near_half_swing;
+use super::swing_plane::{PlanarSwing, SwingPoint, cover_nearest, planar_result, split};
+use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::space::SpaceKind;
-use crate::twist::{TwistMeasure, TwistRange};
+use crate::twist::TwistRange;
 
 /// Newton steps at most for the nearest point of an ellipse (they converge in far fewer).
 const MAX_NEWTON_STEPS: usize = 64;
@@ -35,50 +34,27 @@ pub struct SphericalEllipseLimit {
     pub twist: TwistRange,
 }
 
-impl SphericalEllipseLimit {
-    /// The distance of the swing point `swing` from the ellipse.
-    fn swing_distance(&self, swing: Vec2) -> f32 {
-        let (a, b) = (self.radii.x, self.radii.y);
-        if (swing.x / a).powi(2) + (swing.y / b).powi(2) <= 1.0 {
-            return 0.0;
-        }
-        let nearest = nearest_on_ellipse(swing.as_dvec2(), self.radii.as_dvec2()).as_vec2();
-        swing.distance(nearest)
+impl PlanarSwing for SphericalEllipseLimit {
+    fn twist_axis(&self) -> Vec3 {
+        self.twist_axis
     }
 
-    fn result(&self, relative: Quat, swing: Vec2, twist: TwistMeasure) -> Limited {
+    fn first_axis(&self) -> Vec3 {
+        self.first_axis
+    }
+
+    fn twist(&self) -> TwistRange {
+        self.twist
+    }
+
+    /// The nearest point of the ellipse (exact, [`nearest_on_ellipse`]).
+    fn nearest_swing(&self, swing: Vec2) -> (Vec2, f32) {
         let (a, b) = (self.radii.x, self.radii.y);
-        let swing_inside = (swing.x / a).powi(2) + (swing.y / b).powi(2) <= 1.0;
-        let (allowed, swing_distance) = if swing_inside {
-            (swing, 0.0)
-        } else {
-            let nearest = nearest_on_ellipse(swing.as_dvec2(), self.radii.as_dvec2()).as_vec2();
-            (nearest, swing.distance(nearest))
-        };
-        let violation = (swing_distance * swing_distance + twist.distance * twist.distance).sqrt();
-        let measured = Vec4::new(swing.x, swing.y, 0.0, twist.turned);
-        if violation <= BOUNDARY_TOLERANCE {
-            return Limited::unchanged(relative, measured);
+        if (swing.x / a).powi(2) + (swing.y / b).powi(2) <= 1.0 {
+            return (swing, 0.0);
         }
-        let limited = Limited {
-            relative: rebuild(allowed, twist.allowed, self.twist_axis, self.first_axis),
-            inside: false,
-            violation,
-            measured,
-        };
-        let close = |swing: Vec2, twist: f32| {
-            let swing = self.swing_distance(swing);
-            let twist = self.twist.measure(twist).distance;
-            (swing * swing + twist * twist).sqrt()
-        };
-        settle_near_half_swing(
-            relative,
-            self.twist_axis,
-            limited,
-            swing,
-            twist.turned,
-            close,
-        )
+        let nearest = nearest_on_ellipse(swing.as_dvec2(), self.radii.as_dvec2()).as_vec2();
+        (nearest, swing.distance(nearest))
     }
 }
 
@@ -86,7 +62,7 @@ impl RotationLimit for SphericalEllipseLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let SwingPoint { swing, twist } = split(relative, self.twist_axis, self.first_axis, None);
-        self.result(relative, swing, self.twist.measure(twist))
+        planar_result(self, relative, swing, self.twist.measure(twist))
     }
 
     #[inline]
@@ -94,7 +70,12 @@ impl RotationLimit for SphericalEllipseLimit {
         let SwingPoint { swing, twist } =
             split(relative, self.twist_axis, self.first_axis, Some(previous.w));
         let swing = cover_nearest(swing, Vec2::new(previous.x, previous.y));
-        self.result(relative, swing, self.twist.measure_from(twist, previous.w))
+        planar_result(
+            self,
+            relative,
+            swing,
+            self.twist.measure_from(twist, previous.w),
+        )
     }
 
     fn is_degenerate(&self, relative: Quat) -> bool {

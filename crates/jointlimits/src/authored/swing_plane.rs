@@ -7,8 +7,10 @@
 
 use std::f32::consts::TAU;
 
-use glam::{Quat, Vec2, Vec3};
+use glam::{Quat, Vec2, Vec3, Vec4};
 
+use crate::contract::{BOUNDARY_TOLERANCE, Limited};
+use crate::region::half_swing::settle_near_half_swing;
 use crate::rotation::{
     rotation_about, swing_and_twist_angle, swing_and_twist_angle_or, to_scaled_angle_axis,
 };
@@ -62,4 +64,46 @@ pub(crate) fn cover_nearest(p: Vec2, previous: Vec2) -> Vec2 {
     } else {
         p
     }
+}
+
+/// A limit made of a region of swing-plane points and a twist interval, as the planar kinds see
+/// it: the frame of the plane and the nearest allowed swing with its distance.
+pub(crate) trait PlanarSwing {
+    /// The twist axis (unit).
+    fn twist_axis(&self) -> Vec3;
+    /// The first axis of the swing plane (unit, perpendicular to the twist axis).
+    fn first_axis(&self) -> Vec3;
+    /// The allowed twists.
+    fn twist(&self) -> crate::twist::TwistRange;
+    /// The nearest allowed swing-plane point to `swing` and its distance (0 inside).
+    fn nearest_swing(&self, swing: Vec2) -> (Vec2, f32);
+}
+
+/// The result of limiting `relative`, measured as the swing-plane point `swing` and the twist
+/// `twist`, by the planar limit `limit` (metric `√(d_swing² + d_twist²)`).
+pub(crate) fn planar_result(
+    limit: &impl PlanarSwing,
+    relative: Quat,
+    swing: Vec2,
+    twist: crate::twist::TwistMeasure,
+) -> Limited {
+    let (allowed, swing_distance) = limit.nearest_swing(swing);
+    let violation = (swing_distance * swing_distance + twist.distance * twist.distance).sqrt();
+    let measured = Vec4::new(swing.x, swing.y, 0.0, twist.turned);
+    if violation <= BOUNDARY_TOLERANCE {
+        return Limited::unchanged(relative, measured);
+    }
+    let (axis, first) = (limit.twist_axis(), limit.first_axis());
+    let limited = Limited {
+        relative: rebuild(allowed, twist.allowed, axis, first),
+        inside: false,
+        violation,
+        measured,
+    };
+    let close = |swing: Vec2, twist: f32| {
+        let (_, swing) = limit.nearest_swing(swing);
+        let twist = limit.twist().measure(twist).distance;
+        (swing * swing + twist * twist).sqrt()
+    };
+    settle_near_half_swing(relative, axis, limited, swing, twist.turned, close)
 }
