@@ -4,7 +4,7 @@
 use glam::{DVec2, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::swing_plane::{PlanarSwing, SwingPoint, cover_nearest, planar_result, split};
+use super::swing_plane::{PlanarSwing, planar_continuing, planar_nearest};
 use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::space::SpaceKind;
 use crate::twist::TwistRange;
@@ -61,21 +61,12 @@ impl PlanarSwing for SphericalEllipseLimit {
 impl RotationLimit for SphericalEllipseLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
-        let SwingPoint { swing, twist } = split(relative, self.twist_axis, self.first_axis, None);
-        planar_result(self, relative, swing, self.twist.measure(twist))
+        planar_nearest(self, relative)
     }
 
     #[inline]
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
-        let SwingPoint { swing, twist } =
-            split(relative, self.twist_axis, self.first_axis, Some(previous.w));
-        let swing = cover_nearest(swing, Vec2::new(previous.x, previous.y));
-        planar_result(
-            self,
-            relative,
-            swing,
-            self.twist.measure_from(twist, previous.w),
-        )
+        planar_continuing(self, relative, previous)
     }
 
     fn is_degenerate(&self, relative: Quat) -> bool {

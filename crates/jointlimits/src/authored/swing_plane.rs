@@ -107,3 +107,34 @@ pub(crate) fn planar_result(
     };
     settle_near_half_swing(relative, axis, limited, swing, twist.turned, close)
 }
+
+/// The stateless nearest of a planar limit ([`crate::RotationLimit::nearest`]).
+#[inline]
+pub(crate) fn planar_nearest(limit: &impl PlanarSwing, relative: Quat) -> Limited {
+    let point = split(relative, limit.twist_axis(), limit.first_axis(), None);
+    planar_result(
+        limit,
+        relative,
+        point.swing,
+        limit.twist().measure(point.twist),
+    )
+}
+
+/// The continuing nearest of a planar limit ([`crate::RotationLimit::nearest_continuing`]):
+/// the swing's cover and the twist's turn nearest the `previous` measure.
+#[inline]
+pub(crate) fn planar_continuing(
+    limit: &impl PlanarSwing,
+    relative: Quat,
+    previous: Vec4,
+) -> Limited {
+    let point = split(
+        relative,
+        limit.twist_axis(),
+        limit.first_axis(),
+        Some(previous.w),
+    );
+    let swing = cover_nearest(point.swing, Vec2::new(previous.x, previous.y));
+    let twist = limit.twist().measure_from(point.twist, previous.w);
+    planar_result(limit, relative, swing, twist)
+}
