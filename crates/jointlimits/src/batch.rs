@@ -282,6 +282,9 @@ fn exponential(p: &Points) -> Quats {
 /// to the scalar path, see [`crate::region::covers`]).
 #[inline(always)]
 fn limit_full(shape: &Shape, ball: &Ball, relative: &Quats) -> LaneResult {
+    if let Shape::Box(b) = shape {
+        return limit_full_box(b, relative);
+    }
     let point = logarithm(relative);
     let (projected, mut inside) = project(shape, &point);
     let mut fallback = [false; LANES];
@@ -293,6 +296,61 @@ fn limit_full(shape: &Shape, ball: &Ball, relative: &Quats) -> LaneResult {
         };
     }
     settle_boundary_lanes(shape, ball, &point, &projected, &mut inside, &mut fallback);
+    LaneResult {
+        limited: exponential(&projected),
+        inside,
+        fallback,
+    }
+}
+
+/// [`limit_full`] for a box, whose clamp is cheap enough to project both covers in every lane
+/// and keep the nearer: no lane needs the scalar path.
+#[inline(always)]
+fn limit_full_box(shape: &BoxShape, relative: &Quats) -> LaneResult {
+    let point = logarithm(relative);
+    let (mut projected, mut inside) = project_box(shape, &point);
+    let fallback = [false; LANES];
+    if inside.iter().all(|&i| i) {
+        return LaneResult {
+            limited: *relative,
+            inside,
+            fallback,
+        };
+    }
+    let mut long = Points::default();
+    for i in 0..LANES {
+        let (px, py, pz) = (point.x[i], point.y[i], point.z[i]);
+        let length = (px * px + py * py + pz * pz).sqrt().max(f32::MIN_POSITIVE);
+        let scale = 1.0 - TAU / length;
+        (long.x[i], long.y[i], long.z[i]) = (px * scale, py * scale, pz * scale);
+    }
+    let (long_projected, long_inside) = project_box(shape, &long);
+    // Branch-free selection on squared distances, so the loop vectorises.
+    let tolerance_squared = BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
+    for i in 0..LANES {
+        let squared = |a: &Points, b: &Points| {
+            let (dx, dy, dz) = (a.x[i] - b.x[i], a.y[i] - b.y[i], a.z[i] - b.z[i]);
+            dx * dx + dy * dy + dz * dz
+        };
+        let (short, far) = (squared(&point, &projected), squared(&long, &long_projected));
+        let take_long = far < short;
+        inside[i] |= long_inside[i] | (short.min(far) <= tolerance_squared);
+        projected.x[i] = if take_long {
+            long_projected.x[i]
+        } else {
+            projected.x[i]
+        };
+        projected.y[i] = if take_long {
+            long_projected.y[i]
+        } else {
+            projected.y[i]
+        };
+        projected.z[i] = if take_long {
+            long_projected.z[i]
+        } else {
+            projected.z[i]
+        };
+    }
     LaneResult {
         limited: exponential(&projected),
         inside,
