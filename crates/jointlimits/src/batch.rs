@@ -25,7 +25,7 @@ use crate::joint_limit::{JointLimit, LimitRegion};
 use crate::reach_cone::{ReachConeLimit, pseudo_azimuth};
 use crate::region::SwingTwistLimit;
 use crate::region::covers::Ball;
-use crate::rotation::{from_scaled_angle_axis, rotation_about};
+use crate::rotation::from_scaled_angle_axis;
 use crate::shape::ellipsoid::{newton_step, still_climbing};
 use crate::shape::{BoxShape, EllipsoidShape, Frame, Polytope, Shape};
 
@@ -574,15 +574,46 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
     let mut fallback = [false; LANES];
     let mut allowed_twist = twist_angle;
     let ball = limit.ball();
+    let (min, max) = (limit.twist.min, limit.twist.max);
+    let mut swing_distance = [0.0f32; LANES];
+    let mut needs_bound = [false; LANES];
     for i in 0..LANES {
-        let twist = limit.twist.measure(twist_angle[i]);
-        allowed_twist[i] = twist.allowed;
-        let (p, y) = (in_plane.get(i), allowed.get(i).with_z(0.0));
-        let swing_distance = if swing_inside[i] { 0.0 } else { p.distance(y) };
-        inside[i] = swing_distance * swing_distance + twist.distance * twist.distance
+        // The twist measure of `TwistRange::measure`, branch-free so the loop vectorises.
+        let twist = twist_angle[i];
+        let offset = twist - min;
+        let turned = min + (offset - TAU * (offset * (1.0 / TAU)).floor());
+        let within = (twist >= min) & (twist <= max) | (turned <= max);
+        let (above, below) = (turned - max, min + TAU - turned);
+        let to_max = above <= below;
+        let twist_distance = if within { 0.0 } else { above.min(below) };
+        allowed_twist[i] = if (twist >= min) & (twist <= max) {
+            twist
+        } else if within {
+            turned
+        } else if to_max {
+            max
+        } else {
+            min
+        };
+        let (dx, dy) = (in_plane.x[i] - allowed.x[i], in_plane.y[i] - allowed.y[i]);
+        let distance = if swing_inside[i] {
+            0.0
+        } else {
+            (dx * dx + dy * dy).sqrt()
+        };
+        swing_distance[i] = distance;
+        inside[i] = distance * distance + twist_distance * twist_distance
             <= BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
-        fallback[i] = !inside[i]
-            && (!ball.short_is_nearer(limit.swing(), p, swing_distance) || near_half_swing[i]);
+        // Swings nearer than π − reach never need the long cover's bound.
+        needs_bound[i] = !inside[i] & (distance + ball.reach > PI);
+        fallback[i] = !inside[i] & near_half_swing[i];
+    }
+    for i in 0..LANES {
+        if needs_bound[i]
+            && !ball.short_is_nearer(limit.swing(), in_plane.get(i), swing_distance[i])
+        {
+            fallback[i] = true;
+        }
     }
     if inside.iter().all(|&i| i) {
         return LaneResult {
@@ -596,8 +627,17 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
     let swing = exponential(&allowed_plane.transform(basis, Vec3::ZERO));
     let mut out = Quats::default();
     for i in 0..LANES {
-        let twist = rotation_about(axis, allowed_twist[i]);
-        let (bx, by, bz, bw) = (twist.x, twist.y, twist.z, twist.w);
+        // rotation_about(axis, allowed), with the half angle reduced branch-free.
+        let half = 0.5 * allowed_twist[i];
+        let half = half - TAU * (half * (1.0 / TAU)).round();
+        let (sin_abs, cos_half) = fast_trig::sin_cos(half.abs());
+        let sin_half = sin_abs.copysign(half);
+        let (bx, by, bz, bw) = (
+            axis.x * sin_half,
+            axis.y * sin_half,
+            axis.z * sin_half,
+            cos_half,
+        );
         let (ax, ay, az, aw) = (swing.x[i], swing.y[i], swing.z[i], swing.w[i]);
         out.x[i] = aw * bx + ax * bw + ay * bz - az * by;
         out.y[i] = aw * by - ax * bz + ay * bw + az * bx;
