@@ -32,7 +32,7 @@ pub fn other_cover(p: Vec3) -> Option<Vec3> {
 
 /// A projection made within the [`BOUNDARY_TOLERANCE`]: a point that close counts as inside.
 #[inline(always)]
-pub(crate) fn within_tolerance(mut projection: Projection, from: Vec3) -> Projection {
+pub(crate) fn settle_projection(mut projection: Projection, from: Vec3) -> Projection {
     if !projection.inside && projection.distance <= BOUNDARY_TOLERANCE {
         projection = Projection::unchanged(from);
     }
@@ -97,7 +97,7 @@ impl Ball {
 /// ties.
 #[inline(always)]
 pub fn project_covers(shape: &Shape, ball: &Ball, p: Vec3) -> (Projection, Vec3) {
-    let short = within_tolerance(shape.project(p), p);
+    let short = settle_projection(shape.project(p), p);
     if short.inside {
         return (short, p);
     }
@@ -113,7 +113,7 @@ fn long_cover_if_nearer(shape: &Shape, p: Vec3, short: Projection) -> (Projectio
     let Some(long_point) = other_cover(p) else {
         return (short, p);
     };
-    let long = within_tolerance(shape.project(long_point), long_point);
+    let long = settle_projection(shape.project(long_point), long_point);
     if long.distance < short.distance {
         (long, long_point)
     } else {
@@ -126,7 +126,7 @@ fn long_cover_if_nearer(shape: &Shape, p: Vec3, short: Projection) -> (Projectio
 #[inline]
 pub fn project_cover_from(shape: &Shape, p: Vec3, previous: Vec3) -> (Projection, Vec3) {
     let point = nearest_cover_point(p, previous);
-    (within_tolerance(shape.project(point), point), point)
+    (settle_projection(shape.project(point), point), point)
 }
 
 /// The cover point of the rotation at `p` nearer to `previous`.
