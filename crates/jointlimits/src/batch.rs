@@ -9,8 +9,9 @@
 //!
 //! The results equal [`JointLimit::limit`] (the stateless contract: nearest over both covers and
 //! every twist turn) up to f32 rounding; inside rotations come back bit for bit unchanged. The
-//! lanes measure the short cover; the rare lane whose long cover could be nearer (a region
-//! reaching past π) goes through [`JointLimit::limit`].
+//! lanes measure the short cover; boxes also project the long cover lane by lane, and for other
+//! shapes the rare lane whose long cover may be nearer (see [`crate::region::covers`]) goes
+//! through [`JointLimit::limit`].
 
 // Lane loops index several arrays in lockstep by lane number: the form that vectorises.
 #![allow(clippy::needless_range_loop)]
@@ -317,13 +318,7 @@ fn limit_full_box(shape: &BoxShape, relative: &Quats) -> LaneResult {
             fallback,
         };
     }
-    let mut long = Points::default();
-    for i in 0..LANES {
-        let (px, py, pz) = (point.x[i], point.y[i], point.z[i]);
-        let length = (px * px + py * py + pz * pz).sqrt().max(f32::MIN_POSITIVE);
-        let scale = 1.0 - TAU / length;
-        (long.x[i], long.y[i], long.z[i]) = (px * scale, py * scale, pz * scale);
-    }
+    let long = other_covers(&point);
     let (long_projected, long_inside) = project_box(shape, &long);
     // Branch-free selection on squared distances, so the loop vectorises.
     let tolerance_squared = BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
@@ -372,27 +367,36 @@ fn settle_boundary_lanes(
     fallback: &mut [bool; LANES],
 ) {
     let mut distance = [0.0f32; LANES];
-    let mut long = Points::default();
     for i in 0..LANES {
-        let (px, py, pz) = (point.x[i], point.y[i], point.z[i]);
         let (dx, dy, dz) = (
-            px - projected.x[i],
-            py - projected.y[i],
-            pz - projected.z[i],
+            point.x[i] - projected.x[i],
+            point.y[i] - projected.y[i],
+            point.z[i] - projected.z[i],
         );
         distance[i] = (dx * dx + dy * dy + dz * dz).sqrt();
-        // p_long = p·(1 − 2π/|p|); lanes near the identity pass the reach test below.
-        let length = (px * px + py * py + pz * pz).sqrt().max(f32::MIN_POSITIVE);
-        let scale = 1.0 - TAU / length;
-        (long.x[i], long.y[i], long.z[i]) = (px * scale, py * scale, pz * scale);
     }
-    let long_bound = long_cover_bound(shape, ball, &long);
+    let long_bound = long_cover_bound(shape, ball, &other_covers(point));
     for i in 0..LANES {
         let close = distance[i] <= BOUNDARY_TOLERANCE;
         let surely_short = distance[i] + ball.reach <= PI || distance[i] <= long_bound[i];
         fallback[i] = !inside[i] && !close && !surely_short;
         inside[i] |= close;
     }
+}
+
+/// The other cover's point `p·(1 − 2π/|p|)` in every lane (see
+/// [`crate::region::covers::other_cover`]); a lane at the identity gets a point of no use, and
+/// the reach test keeps it from being used.
+#[inline(always)]
+fn other_covers(point: &Points) -> Points {
+    let mut long = Points::default();
+    for i in 0..LANES {
+        let (px, py, pz) = (point.x[i], point.y[i], point.z[i]);
+        let length = (px * px + py * py + pz * pz).sqrt().max(1e-6);
+        let scale = 1.0 - TAU / length;
+        (long.x[i], long.y[i], long.z[i]) = (px * scale, py * scale, pz * scale);
+    }
+    long
 }
 
 /// [`Ball::lower_bound`] in every lane.

@@ -17,6 +17,7 @@
 
 use glam::{Quat, Vec4};
 
+use crate::rotation::twist_norm_squared;
 use crate::space::SpaceKind;
 
 /// Below this length of `(v·axis, w)` a rotation `(v, w)` is a swing of exactly 180° about an
@@ -27,8 +28,7 @@ pub const DEGENERATE_TWIST: f32 = 1e-6;
 /// [`DEGENERATE_TWIST`]).
 #[inline]
 pub fn half_swing(relative: Quat, axis: glam::Vec3) -> bool {
-    let along = glam::Vec3::new(relative.x, relative.y, relative.z).dot(axis);
-    along * along + relative.w * relative.w < DEGENERATE_TWIST * DEGENERATE_TWIST
+    twist_norm_squared(relative, axis) < DEGENERATE_TWIST * DEGENERATE_TWIST
 }
 
 /// A rotation this close to the region (radians of rotation angle, or of the kind's own
@@ -47,8 +47,7 @@ pub const NEAR_HALF_SWING: f32 = 0.1;
 /// Whether `relative` swings within about 11° of 180° away from `axis` ([`NEAR_HALF_SWING`]).
 #[inline]
 pub fn near_half_swing(relative: Quat, axis: glam::Vec3) -> bool {
-    let along = glam::Vec3::new(relative.x, relative.y, relative.z).dot(axis);
-    along * along + relative.w * relative.w < NEAR_HALF_SWING * NEAR_HALF_SWING
+    twist_norm_squared(relative, axis) < NEAR_HALF_SWING * NEAR_HALF_SWING
 }
 
 /// `limited` with an answer that lies within [`BOUNDARY_TOLERANCE`] of the input, as a rotation,
@@ -131,8 +130,7 @@ pub trait RotationLimit {
     /// Whether `relative` sits exactly where the kind's coordinates are degenerate, so that its
     /// stateless answer is one of several equally valid ones (a swing of exactly 180°, where every
     /// twist splits the rotation). A stream keeps its own answer there whatever the margin.
-    fn is_degenerate(&self, relative: Quat) -> bool {
-        let _ = relative;
+    fn is_degenerate(&self, _relative: Quat) -> bool {
         false
     }
 

@@ -153,13 +153,20 @@ pub fn swing_and_twist_angle(q: Quat, axis: Vec3) -> (Quat, f32) {
     )
 }
 
+/// `|(v·axis, w)|²` of `q = (v, w)`: the squared norm of the twist part about the unit `axis`,
+/// `cos²(swing/2)`. It vanishes at a swing of exactly 180°, where the twist is undefined.
+#[inline]
+pub fn twist_norm_squared(q: Quat, axis: Vec3) -> f32 {
+    let along = Vec3::new(q.x, q.y, q.z).dot(axis);
+    along * along + q.w * q.w
+}
+
 /// [`swing_and_twist_angle`], except that at a swing of exactly 180° (where every twist is a
 /// valid split) the twist is `fallback`: a stream passes its previous twist, so the twist stays
 /// where it was instead of snapping to 0.
 #[inline]
 pub fn swing_and_twist_angle_or(q: Quat, axis: Vec3, fallback: f32) -> (Quat, f32) {
-    let v = Vec3::new(q.x, q.y, q.z);
-    if v.dot(axis).hypot(q.w) < 1e-6 {
+    if twist_norm_squared(q, axis) < 1e-12 {
         return (q * rotation_about(axis, fallback).conjugate(), fallback);
     }
     swing_and_twist_angle(q, axis)

@@ -5,11 +5,10 @@
 //! `|s| ≤ π`) has coordinates `(s·first, s·second)` in a right-handed basis of that plane. Its
 //! other cover, the long way `s − 2π·ŝ`, pairs with the twist `τ + 2π`: the same rotation.
 
-use std::f32::consts::TAU;
-
 use glam::{Quat, Vec2, Vec3, Vec4};
 
 use crate::contract::{BOUNDARY_TOLERANCE, Limited};
+use crate::region::covers::nearest_cover_point;
 use crate::region::half_swing::settle_near_half_swing;
 use crate::rotation::{
     rotation_about, swing_and_twist_angle, swing_and_twist_angle_or, to_scaled_angle_axis,
@@ -49,21 +48,6 @@ pub(crate) fn split(
 pub(crate) fn rebuild(swing: Vec2, twist: f32, twist_axis: Vec3, first: Vec3) -> Quat {
     let s = swing.x * first + swing.y * twist_axis.cross(first);
     crate::rotation::from_scaled_angle_axis(s) * rotation_about(twist_axis, twist)
-}
-
-/// The cover of the swing `p` whose point is nearer to `previous`.
-#[inline]
-pub(crate) fn cover_nearest(p: Vec2, previous: Vec2) -> Vec2 {
-    let length = p.length();
-    if length <= 1e-6 {
-        return p;
-    }
-    let other = p * (1.0 - TAU / length);
-    if other.distance_squared(previous) < p.distance_squared(previous) {
-        other
-    } else {
-        p
-    }
 }
 
 /// A limit made of a region of swing-plane points and a twist interval, as the planar kinds see
@@ -134,7 +118,7 @@ pub(crate) fn planar_continuing(
         limit.first_axis(),
         Some(previous.w),
     );
-    let swing = cover_nearest(point.swing, Vec2::new(previous.x, previous.y));
+    let swing = nearest_cover_point(point.swing.extend(0.0), previous.truncate()).truncate();
     let twist = limit.twist().measure_from(point.twist, previous.w);
     planar_result(limit, relative, swing, twist)
 }

@@ -168,7 +168,6 @@ impl RotationLimit for ReachConeLimit {
         if to == direction && measure.distance <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, direction.extend(measure.turned));
         }
-        let _ = slice;
         self.moved(
             relative,
             twist,

@@ -190,7 +190,8 @@ pub fn allowed(region: &LimitRegion, c: &Coords) -> bool {
     }
 }
 
-/// The kind's metric between two representations.
+/// The kind's metric between two representations (hinges measure the rotation angle instead,
+/// in [`distance_to`] and [`BruteForce::nearest`]).
 pub fn distance(region: &LimitRegion, a: &Coords, b: &Coords) -> f64 {
     match region {
         LimitRegion::ReachCone(_) => {
@@ -199,13 +200,6 @@ pub fn distance(region: &LimitRegion, a: &Coords, b: &Coords) -> f64 {
                 DVec3::new(b[0], b[1], b[2]).normalize(),
             );
             angle(da, db).hypot(a[3] - b[3])
-        }
-        LimitRegion::Hinge(limit) => {
-            // The rotation angle between the input and the hinge rotation: rebuild the input's
-            // off-axis part is not possible from coordinates, so the caller uses
-            // `hinge_distance`; here only on-hinge points are compared.
-            let _ = limit;
-            (a[0] - b[0]).abs().hypot(a[1] - b[1])
         }
         _ => (0..4).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt(),
     }
