@@ -3,8 +3,11 @@
 //! idempotent, and each projection is no farther, in its own parameterisation, than a
 //! brute-force search over the allowed set.
 
+mod common;
+
 use std::f32::consts::PI;
 
+use common::joint;
 use glam::{DVec3, Quat, Vec2, Vec3};
 use jointlimits::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
 use jointlimits::reach_cone::{ReachCone, ReachConeLimit};
@@ -41,15 +44,6 @@ fn twist_range() -> impl Strategy<Value = TwistRange> {
         min,
         max: (min + width).min(PI),
     })
-}
-
-fn joint(region: LimitRegion) -> JointLimit {
-    JointLimit {
-        joint: "joint".into(),
-        reference: Quat::IDENTITY,
-        region,
-        softening: None,
-    }
 }
 
 /// The properties every limit shares; returns the first limiting result.

@@ -6,6 +6,7 @@ mod common;
 
 use std::f32::consts::{PI, TAU};
 
+use common::joint;
 use common::oracle::Rng;
 use glam::{Quat, Vec3};
 use jointlimits::rotation::angle_between;
@@ -16,15 +17,6 @@ fn example(label: &str) -> LimitRegion {
         .into_iter()
         .find(|r| r.label().starts_with(label))
         .unwrap_or_else(|| panic!("no example {label}"))
-}
-
-fn joint(region: LimitRegion) -> JointLimit {
-    JointLimit {
-        joint: "joint".into(),
-        reference: Quat::IDENTITY,
-        region,
-        softening: None,
-    }
 }
 
 /// Defect 1: the limiter picked each frame's cover from the previous input, so on
