@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 use jointlimits::Softening;
-use jointlimits_io::bvh::{Bvh, write_bvh_file};
+use jointlimits_io::bvh::write_bvh_file;
 use jointlimits_io::read_limits_file;
 use std::path::{Path, PathBuf};
 
@@ -34,7 +34,8 @@ pub fn run(limits_path: &Path, input: &Path, out: &Path, soften: Option<Softenin
         corrections += outside;
         frames_changed += usize::from(outside > 0);
     }
-    let bvh = Bvh::from_motion(skeleton, &clips.files[0].channels, &motion)?;
+    let limits: Vec<_> = (0..joint_count).map(|j| limiter.joint_limit(j)).collect();
+    let (bvh, written) = clips.files[0].with_allowed_motion(&motion, &limits)?;
     write_bvh_file(out, &bvh)?;
     println!(
         "limited {}: {} of {} frames changed, {} joint corrections; wrote {}",
@@ -44,6 +45,13 @@ pub fn run(limits_path: &Path, input: &Path, out: &Path, soften: Option<Softenin
         corrections,
         out.display()
     );
+    if written.still_outside > 0 {
+        eprintln!(
+            "warning: {} joint-frames read back outside their limits (up to {:.6}°): their rotation channels cannot express an allowed rotation there",
+            written.still_outside,
+            written.worst_violation.to_degrees()
+        );
+    }
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use jointlimits::ik::{
     Chain, IkOptions, Solver, StopReason, Tracker, look_at, solve, solve_two_bone,
 };
 use jointlimits::skeleton::Skeleton;
-use jointlimits_io::bvh::{Bvh, write_bvh_file};
+use jointlimits_io::bvh::write_bvh_file;
 use jointlimits_io::read_limits_file;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
@@ -146,7 +146,12 @@ pub fn run(request: IkRequest) -> Result<()> {
         let n = motion.joint_count;
         motion.rotations[frame * n..(frame + 1) * n].copy_from_slice(&pose.rotations);
     }
-    let bvh = Bvh::from_motion(skeleton, &clips.files[0].channels, &motion)?;
+    // With limits, what reads back stays inside them despite the file's rounding.
+    let limits_used: Vec<Option<&JointLimit>> = per_joint
+        .iter()
+        .map(|limit| limit.as_ref().filter(|_| request.options.use_limits))
+        .collect();
+    let (bvh, _) = clips.files[0].with_allowed_motion(&motion, &limits_used)?;
     write_bvh_file(request.out, &bvh)?;
     let (what, unit, kept) = if request.look_at {
         ("aimed within 0.06°".to_string(), "°", String::new())

@@ -88,6 +88,11 @@ pub enum Problem {
         /// The number of names listed.
         listed: usize,
     },
+    /// A joint name with a brace in it, which a BVH file cannot hold unambiguously.
+    BraceInName {
+        /// The name as read.
+        name: String,
+    },
     /// A joint name used twice.
     DuplicateJoint {
         /// The name.
@@ -148,6 +153,10 @@ impl fmt::Display for Problem {
             Problem::ChannelCount { declared, listed } => write!(
                 f,
                 "CHANNELS declares {declared} channels but lists {listed}"
+            ),
+            Problem::BraceInName { name } => write!(
+                f,
+                "joint name {name:?} has a brace, which BVH uses to open and close blocks"
             ),
             Problem::DuplicateJoint { name } => write!(f, "joint name {name:?} is used twice"),
             Problem::MissingValues {

@@ -6,18 +6,23 @@
 //! quaternions with the BVH convention (rotation channels multiplied in the order listed);
 //! [`Bvh::from_motion`] goes back, choosing Euler angles that continue smoothly from frame to frame.
 
+mod allowed;
+mod angles;
+mod edit;
 mod error;
 mod parse;
+mod source;
 mod write;
 
+pub use allowed::AllowedWrite;
 pub use error::{BvhError, Problem};
 pub use parse::{parse_bvh, parse_bvh_named, read_bvh_file};
 pub use write::write_bvh_file;
 
-use glam::{DVec3, Quat, Vec3};
-use jointlimits::{Axis, EulerOrder, Motion, Skeleton};
-use std::f64::consts::{PI, TAU};
+use jointlimits::{Axis, Motion, Skeleton};
+use source::SourceValues;
 use std::fmt;
+use std::sync::Arc;
 
 /// One animated degree of freedom of a joint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -59,7 +64,11 @@ impl fmt::Display for Channel {
 }
 
 /// A BVH file: skeleton, per-joint channels and the raw motion values.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// A file that was read remembers the text of every motion value, so that values nobody changed
+/// are written back exactly as they were read (see [`Bvh::write`]). Equality compares the
+/// content, not that memory.
+#[derive(Clone, Debug)]
 pub struct Bvh {
     /// The hierarchy. BVH skeletons rest at the identity rotation.
     pub skeleton: Skeleton,
@@ -70,6 +79,17 @@ pub struct Bvh {
     /// Every channel value of every frame, frame-major (`frame * channel_count + channel`), in the
     /// file's units: degrees for rotations.
     pub values: Vec<f32>,
+    /// The source text of `values`, for a file that was read.
+    source: Option<Arc<SourceValues>>,
+}
+
+impl PartialEq for Bvh {
+    fn eq(&self, other: &Bvh) -> bool {
+        self.skeleton == other.skeleton
+            && self.channels == other.channels
+            && self.frame_time == other.frame_time
+            && self.values == other.values
+    }
 }
 
 impl Bvh {
@@ -114,7 +134,7 @@ impl Bvh {
             for (joint_index, joint) in self.skeleton.joints().iter().enumerate() {
                 let values = &frame_values[first[joint_index]..];
                 let (rotation, translation) =
-                    joint_transform(&self.channels[joint_index], values, joint.offset);
+                    angles::decode(&self.channels[joint_index], values, joint.offset);
                 rotations.push(rotation);
                 translations.push(translation);
             }
@@ -128,7 +148,8 @@ impl Bvh {
     }
 
     /// Builds BVH data for `motion` on `skeleton`, with `channels` per joint (for example those of
-    /// the file the motion came from).
+    /// the file the motion came from), from scratch. To change a file that was read, use
+    /// [`Bvh::with_motion`], which keeps what did not change.
     ///
     /// Rotations are decomposed into the joint's rotation channels as Euler angles in degrees; of
     /// the equivalent angle triples, each frame takes the one nearest the previous frame's, so
@@ -149,154 +170,36 @@ impl Bvh {
         }
         let frames = motion.frame_count();
         let channel_count: usize = channels.iter().map(Vec::len).sum();
-        let mut values = Vec::with_capacity(frames * channel_count);
-        let mut previous_angles = vec![None; joint_count];
-        for frame in 0..frames {
-            let rotations = motion.frame_rotations(frame);
-            let translations = motion.frame_translations(frame);
-            for (joint_index, joint) in skeleton.joints().iter().enumerate() {
-                let not_representable = |problem: String| BvhError::NotRepresentable {
-                    joint: joint.name.clone(),
-                    frame,
-                    problem,
-                };
-                let joint_channels = &channels[joint_index];
-                let angles = euler_degrees(
-                    joint_channels,
-                    rotations[joint_index],
-                    &mut previous_angles[joint_index],
-                )
-                .map_err(not_representable)?;
-                let translation = translations[joint_index];
-                check_translation(joint_channels, translation, joint.offset)
-                    .map_err(not_representable)?;
-                let mut next_angle = angles.iter();
-                for channel in joint_channels {
-                    values.push(match channel {
-                        Channel::Position(axis) => translation[axis.index()],
-                        Channel::Rotation(_) => next_angle.next().copied().unwrap_or(0.0) as f32,
-                    });
-                }
-            }
-        }
-        Ok(Bvh {
+        let mut bvh = Bvh {
             skeleton: skeleton.clone(),
             channels: channels.to_vec(),
             frame_time: motion.frame_time,
-            values,
-        })
-    }
-}
-
-/// The local rotation and translation of one joint from its channel values.
-fn joint_transform(channels: &[Channel], values: &[f32], offset: Vec3) -> (Quat, Vec3) {
-    let mut translation = offset;
-    let mut axes = [Axis::X; 3];
-    let mut angles = [0.0f64; 3];
-    let mut rotation_count = 0;
-    for (channel, &value) in channels.iter().zip(values) {
-        match *channel {
-            Channel::Position(axis) => translation[axis.index()] = value,
-            Channel::Rotation(axis) => {
-                // The parser guarantees at most one channel per axis, so at most three.
-                axes[rotation_count] = axis;
-                angles[rotation_count] = f64::from(value).to_radians();
-                rotation_count += 1;
+            values: Vec::with_capacity(frames * channel_count),
+            source: None,
+        };
+        let first = bvh.first_channels();
+        let axes: Vec<Vec<Axis>> = channels.iter().map(|c| angles::rotation_axes(c)).collect();
+        let mut previous_angles: Vec<Option<Vec<f64>>> = vec![None; joint_count];
+        for frame in 0..frames {
+            let rotations = motion.frame_rotations(frame);
+            let translations = motion.frame_translations(frame);
+            for (joint, joint_channels) in channels.iter().enumerate() {
+                // Start from the offset and no rotation, then set what the motion asks for.
+                for channel in joint_channels {
+                    bvh.values.push(match channel {
+                        Channel::Position(axis) => skeleton.joints()[joint].offset[axis.index()],
+                        Channel::Rotation(_) => 0.0,
+                    });
+                }
+                let at = frame * channel_count + first[joint];
+                let near = previous_angles[joint].as_deref();
+                let place = (frame, joint, at);
+                let angles =
+                    bvh.encode_rotation(place, &axes[joint], rotations[joint], near, true)?;
+                previous_angles[joint] = Some(angles);
+                bvh.encode_translation(place, translations[joint])?;
             }
         }
+        Ok(bvh)
     }
-    let rotation = match EulerOrder::from_axes(axes).filter(|_| rotation_count == 3) {
-        Some(order) => order.to_quat(DVec3::from(angles)),
-        None => axes[..rotation_count]
-            .iter()
-            .zip(angles)
-            .fold(glam::DQuat::IDENTITY, |q, (axis, angle)| {
-                q * axis.rotation(angle)
-            })
-            .as_quat(),
-    };
-    (rotation, translation)
-}
-
-/// Largest angle (degrees) that a joint's missing rotation channels may be asked to hold.
-const DROPPED_ANGLE_TOLERANCE_DEG: f64 = 1e-3;
-/// Largest difference (file units) between a fixed translation and the skeleton's offset.
-const FIXED_TRANSLATION_TOLERANCE: f32 = 1e-4;
-
-/// The angles (degrees, channel order) of `rotation` for the joint's rotation channels, continuing
-/// from the previous frame's angles.
-fn euler_degrees(
-    channels: &[Channel],
-    rotation: Quat,
-    previous: &mut Option<DVec3>,
-) -> Result<Vec<f64>, String> {
-    let axes: Vec<Axis> = channels
-        .iter()
-        .filter_map(|c| match c {
-            Channel::Rotation(axis) => Some(*axis),
-            Channel::Position(_) => None,
-        })
-        .collect();
-    let Some(order) = EulerOrder::completing(&axes) else {
-        return Err("rotation channels repeat an axis".to_string());
-    };
-    let raw = order.from_quat(rotation);
-    let angles = match *previous {
-        // Only a full triple may take the flipped solution: it moves every angle.
-        Some(previous) => nearest_equivalent_angles(raw, previous, axes.len() == 3),
-        None => raw,
-    };
-    *previous = Some(angles);
-    let degrees = angles.to_array().map(f64::to_degrees);
-    let dropped = degrees[axes.len()..]
-        .iter()
-        .fold(0.0f64, |worst, angle| worst.max(angle.abs()));
-    if dropped > DROPPED_ANGLE_TOLERANCE_DEG {
-        return Err(format!(
-            "rotation needs {dropped:.4}° about an axis the joint has no channel for"
-        ));
-    }
-    Ok(degrees[..axes.len()].to_vec())
-}
-
-/// Of the Euler triples that give the same rotation as `angles` — `(a, b, c)` and, if
-/// `allow_flip`, `(a + π, π - b, c + π)`, each angle shifted by whole turns — the one nearest
-/// `previous`.
-fn nearest_equivalent_angles(angles: DVec3, previous: DVec3, allow_flip: bool) -> DVec3 {
-    let wrap_near = |angle: f64, target: f64| angle + ((target - angle) / TAU).round() * TAU;
-    let flipped = DVec3::new(angles.x + PI, PI - angles.y, angles.z + PI);
-    let candidates = if allow_flip {
-        vec![angles, flipped]
-    } else {
-        vec![angles]
-    };
-    candidates
-        .into_iter()
-        .map(|candidate| {
-            DVec3::new(
-                wrap_near(candidate.x, previous.x),
-                wrap_near(candidate.y, previous.y),
-                wrap_near(candidate.z, previous.z),
-            )
-        })
-        .min_by(|p, q| {
-            let dp = (*p - previous).abs().element_sum();
-            let dq = (*q - previous).abs().element_sum();
-            dp.total_cmp(&dq)
-        })
-        .unwrap_or(angles)
-}
-
-/// Checks that a translation differs from the offset only along axes that have position channels.
-fn check_translation(channels: &[Channel], translation: Vec3, offset: Vec3) -> Result<(), String> {
-    for axis in [Axis::X, Axis::Y, Axis::Z] {
-        let animated = channels.contains(&Channel::Position(axis));
-        let difference = (translation[axis.index()] - offset[axis.index()]).abs();
-        if !animated && difference > FIXED_TRANSLATION_TOLERANCE {
-            return Err(format!(
-                "translation moves {difference} along {axis}, which has no position channel"
-            ));
-        }
-    }
-    Ok(())
 }

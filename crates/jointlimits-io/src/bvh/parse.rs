@@ -2,6 +2,7 @@
 //! LF, tabs, any indentation, keywords in any letter case, `.0083333`, exponents, mixed rotation
 //! orders, position channels on any joint) and reports anything else with line and column.
 
+use super::source::SourceValues;
 use super::{Bvh, BvhError, Channel, Problem};
 use glam::{Quat, Vec3};
 use jointlimits::{Joint, Skeleton};
@@ -170,12 +171,13 @@ impl<'a> Parser<'a> {
         let (skeleton, channels) = self.parse_hierarchy()?;
         let channel_count: usize = channels.iter().map(Vec::len).sum();
         let (frames, frame_time) = self.parse_motion_header()?;
-        let values = self.parse_motion_values(frames, channel_count)?;
+        let (values, source) = self.parse_motion_values(frames, channel_count)?;
         Ok(Bvh {
             skeleton,
             channels,
             frame_time,
             values,
+            source: source.map(std::sync::Arc::new),
         })
     }
 
@@ -242,6 +244,12 @@ impl<'a> Parser<'a> {
                     let (name, brace_on_line) = joint_name(line, keyword);
                     if name.is_empty() {
                         return Err(self.expected(line, name, "a joint name"));
+                    }
+                    if let Some(brace) = name.find(['{', '}']) {
+                        let problem = Problem::BraceInName {
+                            name: name.to_string(),
+                        };
+                        return Err(self.error(line, &name[brace..], problem));
                     }
                     if names.contains_key(name) {
                         return Err(self.error(
@@ -485,17 +493,19 @@ impl<'a> Parser<'a> {
         Ok((line, value))
     }
 
-    /// Reads `frames` motion lines of `channel_count` numbers each.
+    /// Reads `frames` motion lines of `channel_count` numbers each: the values, and their text
+    /// (unless it is too large to index).
     fn parse_motion_values(
         &mut self,
         frames: usize,
         channel_count: usize,
-    ) -> Result<Vec<f32>, BvhError> {
+    ) -> Result<(Vec<f32>, Option<SourceValues>), BvhError> {
         // Never trust the header for the allocation: every value takes at least two bytes.
         let capacity = frames
             .saturating_mul(channel_count)
             .min(self.lines.remaining_len() / 2 + channel_count);
         let mut values = Vec::with_capacity(capacity);
+        let mut source = Some(SourceValues::default());
         for frame in 0..frames {
             let Some(line) = self.lines.next_statement() else {
                 return Err(BvhError::Syntax {
@@ -508,13 +518,23 @@ impl<'a> Parser<'a> {
                     },
                 });
             };
+            let first = values.len();
             self.parse_motion_line(line, frame, channel_count, &mut values)?;
+            if let Some(text) = &mut source {
+                let kept = words(line)
+                    .zip(&values[first..])
+                    .all(|((_, word), &value)| text.push(word, value));
+                if !kept {
+                    source = None;
+                }
+            }
         }
         if let Some(line) = self.lines.next_statement() {
             let problem = Problem::ExtraFrames { declared: frames };
             return Err(self.error(line, first_word(line), problem));
         }
-        Ok(values)
+        debug_assert!(source.as_ref().is_none_or(|s| s.len() == values.len()));
+        Ok((values, source))
     }
 
     fn parse_motion_line(

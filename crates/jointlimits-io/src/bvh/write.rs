@@ -1,14 +1,26 @@
-//! The BVH writer: tab-indented hierarchy, one frame per line, LF line endings, numbers in the
+//! The BVH writer: tab-indented hierarchy, one frame per line, LF line endings. A motion value
+//! that is still what it was read as is written with its source text; any other number in the
 //! shortest form that reads back to the same f32.
+//!
+//! Readers disagree on position channels: most (Blender's importer, the common Python readers,
+//! this one) take a channel's value as the coordinate itself, three.js's `BVHLoader` adds it to
+//! the joint's `OFFSET`. The writer therefore writes 0 for every `OFFSET` component that a
+//! position channel animates, which every convention reads the same way.
 
-use super::{Bvh, BvhError};
+use super::{Bvh, BvhError, Channel};
 use crate::atomic::write_atomically;
 use std::io::{self, Write};
 use std::path::Path;
 
 impl Bvh {
     /// Writes the file to `out`.
+    ///
+    /// # Errors
+    /// Those of `out`, and [`io::ErrorKind::InvalidData`] (before anything is written) for a
+    /// value that is not finite, which no reader accepts.
     pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
+        self.check_finite()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
         let children = self.skeleton.children();
         writeln!(out, "HIERARCHY")?;
         for (index, joint) in self.skeleton.joints().iter().enumerate() {
@@ -20,15 +32,26 @@ impl Bvh {
         writeln!(out, "Frames: {}", self.frame_count())?;
         writeln!(out, "Frame Time: {}", self.frame_time)?;
         let mut line = String::new();
-        for frame in self.values.chunks_exact(self.channel_count().max(1)) {
+        let channel_count = self.channel_count().max(1);
+        for (frame_index, frame) in self.values.chunks_exact(channel_count).enumerate() {
             line.clear();
-            for (i, value) in frame.iter().enumerate() {
+            for (i, &value) in frame.iter().enumerate() {
                 if i > 0 {
                     line.push(' ');
                 }
-                // Display prints the shortest decimal that parses back to the same f32.
-                use std::fmt::Write as _;
-                let _ = write!(line, "{value}");
+                let index = frame_index * channel_count + i;
+                match self
+                    .source
+                    .as_ref()
+                    .and_then(|s| s.token_if_unchanged(index, value))
+                {
+                    Some(token) => line.push_str(token),
+                    None => {
+                        // Display prints the shortest decimal that parses back to the same f32.
+                        use std::fmt::Write as _;
+                        let _ = write!(line, "{value}");
+                    }
+                }
             }
             line.push('\n');
             out.write_all(line.as_bytes())?;
@@ -60,9 +83,14 @@ impl Bvh {
                     };
                     writeln!(out, "{indent}{keyword} {}", joint.name)?;
                     writeln!(out, "{indent}{{")?;
-                    let o = joint.offset;
-                    writeln!(out, "{indent}\tOFFSET {} {} {}", o.x, o.y, o.z)?;
                     let channels = &self.channels[index];
+                    let mut o = joint.offset;
+                    for channel in channels {
+                        if let Channel::Position(axis) = channel {
+                            o[axis.index()] = 0.0;
+                        }
+                    }
+                    writeln!(out, "{indent}\tOFFSET {} {} {}", o.x, o.y, o.z)?;
                     write!(out, "{indent}\tCHANNELS {}", channels.len())?;
                     for channel in channels {
                         write!(out, " {channel}")?;
@@ -90,6 +118,39 @@ impl Bvh {
     }
 }
 
+impl Bvh {
+    /// Every offset, end site and motion value is finite; otherwise an error naming the joint and,
+    /// for a motion value, the frame and channel.
+    pub fn check_finite(&self) -> Result<(), BvhError> {
+        for joint in self.skeleton.joints() {
+            let end = joint.end_site.unwrap_or_default();
+            if !joint.offset.is_finite() || !end.is_finite() {
+                return Err(BvhError::NotRepresentable {
+                    joint: joint.name.clone(),
+                    frame: 0,
+                    problem: "its offset is not finite".to_string(),
+                });
+            }
+        }
+        let channel_count = self.channel_count().max(1);
+        let Some(index) = self.values.iter().position(|v| !v.is_finite()) else {
+            return Ok(());
+        };
+        let (frame, within) = (index / channel_count, index % channel_count);
+        let first = self.first_channels();
+        let joint = first.partition_point(|&f| f <= within).saturating_sub(1);
+        Err(BvhError::NotRepresentable {
+            joint: self.skeleton.joints()[joint].name.clone(),
+            frame,
+            problem: format!(
+                "{} is {}, which cannot be written",
+                self.channels[joint][within - first[joint]],
+                self.values[index]
+            ),
+        })
+    }
+}
+
 /// Tabs for a nesting depth, capped so that output stays linear in size for absurdly deep trees.
 fn indentation(depth: usize) -> String {
     const MAX_INDENT: usize = 32;
@@ -100,6 +161,7 @@ fn indentation(depth: usize) -> String {
 /// previous one.
 pub fn write_bvh_file(path: impl AsRef<Path>, bvh: &Bvh) -> Result<(), BvhError> {
     let path = path.as_ref();
+    bvh.check_finite()?;
     write_atomically(path, |out| bvh.write(out)).map_err(|source| BvhError::Io {
         path: path.to_path_buf(),
         source,
