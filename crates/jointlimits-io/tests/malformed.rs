@@ -313,3 +313,17 @@ fn a_very_deep_hierarchy_reads_and_writes_without_recursion() {
     let again = parse_bvh(std::str::from_utf8(&written).unwrap()).unwrap();
     assert_eq!(again.skeleton, bvh.skeleton);
 }
+
+#[test]
+fn a_name_with_a_brace_is_refused_at_read_time() {
+    // `ROOT a{ {` used to read as joint `a{`, which the writer wrote and the reader then refused.
+    let text = VALID.replace("ROOT Hips\n{", "ROOT a{ {");
+    let (line, column, message) = error_of(&text);
+    assert_eq!((line, column), (2, 7));
+    assert!(
+        message.contains("\"a{\"") && message.contains("brace"),
+        "{message}"
+    );
+    let text = VALID.replace("JOINT Spine", "JOINT Sp}ine");
+    assert!(error_of(&text).2.contains("brace"));
+}

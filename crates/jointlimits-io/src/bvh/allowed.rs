@@ -28,7 +28,8 @@ pub struct AllowedWrite {
 
 impl Bvh {
     /// Like [`Bvh::with_motion`], and then every changed rotation that `motion` has inside its
-    /// joint's limit (`limits[joint]`) reads back inside it too.
+    /// joint's limit (`limits[joint]`) reads back inside it too. A limited joint with fewer than
+    /// three rotation channels gets an allowed rotation its channels express.
     ///
     /// Rotations that `motion` has outside (softened ones, joints without a limit) are written as
     /// they are.
@@ -40,7 +41,11 @@ impl Bvh {
         motion: &Motion,
         limits: &[Option<&JointLimit>],
     ) -> Result<(Bvh, AllowedWrite), BvhError> {
-        let mut bvh = self.with_motion(motion)?;
+        // A limited joint may have fewer channels than its limit's rotations need; the loop below
+        // finds an allowed rotation they express.
+        let mut bvh = self.with_motion_expressing(motion, |joint| {
+            limits.get(joint).is_none_or(Option::is_none)
+        })?;
         let mut report = AllowedWrite::default();
         for frame in 0..motion.frame_count() {
             let wanted = motion.frame_rotations(frame);

@@ -70,6 +70,16 @@ impl Bvh {
     /// Joint counts that differ, or a rotation or translation the joint's channels cannot express,
     /// naming joint and frame.
     pub fn with_motion(&self, motion: &Motion) -> Result<Bvh, BvhError> {
+        self.with_motion_expressing(motion, |_| true)
+    }
+
+    /// [`Bvh::with_motion`], where a changed rotation of a joint for which `strict(joint)` is
+    /// false is written as the nearest rotation its channels can express instead of an error.
+    pub(super) fn with_motion_expressing(
+        &self,
+        motion: &Motion,
+        strict: impl Fn(usize) -> bool,
+    ) -> Result<Bvh, BvhError> {
         let joint_count = self.skeleton.len();
         if motion.joint_count != joint_count {
             return Err(BvhError::JointCountMismatch {
@@ -101,7 +111,13 @@ impl Bvh {
                 if !same_bits(rotation.to_array(), rotations[joint].to_array()) {
                     let near = angles::rotation_angles(&self.channels[joint], values);
                     let place = (frame, joint, at);
-                    bvh.encode_rotation(place, &axes[joint], rotations[joint], Some(&near), true)?;
+                    bvh.encode_rotation(
+                        place,
+                        &axes[joint],
+                        rotations[joint],
+                        Some(&near),
+                        strict(joint),
+                    )?;
                 }
                 if !same_bits(translation.to_array(), translations[joint].to_array()) {
                     bvh.encode_translation((frame, joint, at), translations[joint])?;
