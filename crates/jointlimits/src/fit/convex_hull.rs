@@ -3,13 +3,20 @@
 //! Quickhull grows a starting tetrahedron: each face keeps the points outside it; the farthest
 //! of them becomes a new vertex, the faces it sees are removed and the hole's rim (the horizon) is
 //! fanned to the new vertex; the removed faces' points are handed to the new faces. Expected
-//! `O(n log n)`. A point counts as outside a face only when it is more than a small tolerance above
-//! it, so nearly coplanar points do not create slivers; afterwards adjacent coplanar triangles are
-//! merged into convex polygons.
+//! `O(n log n)`. Afterwards adjacent coplanar triangles are merged into convex polygons.
+//!
+//! Every decision (is a point above a face, are four points coplanar) is made with Shewchuk's
+//! exact orientation predicate (the `robust` crate), so no rounding can make two decisions
+//! contradict each other: the visible faces always form one patch with one horizon loop, and the
+//! surface stays closed whatever the input (duplicates, coplanar or collinear sets, points a
+//! rounding error apart). The points are first scaled by a power of two, which is exact, so huge
+//! and tiny coordinates behave like ordinary ones. Should the surface still come out inconsistent,
+//! the hull reports [`HullError::Inconsistent`] instead of panicking.
 
 use std::collections::HashMap;
 
 use glam::DVec3;
+use robust::{Coord3D, orient3d};
 
 /// Why a hull could not be built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -23,6 +30,10 @@ pub enum HullError {
     /// Half-spaces that leave the region open in some direction.
     #[error("the half-spaces do not bound the region")]
     Unbounded,
+    /// The construction lost track of its surface (a guard that exact predicates should never
+    /// trip).
+    #[error("the hull's surface came out inconsistent")]
+    Inconsistent,
 }
 
 /// A convex polytope as planar faces.
@@ -57,14 +68,57 @@ impl Triangle {
         }
     }
 
+    /// The signed distance of `p` above the plane (rounded; for choosing the farthest point).
     fn height(&self, p: DVec3) -> f64 {
         self.normal.dot(p) - self.offset
+    }
+
+    /// Whether `p` lies strictly above the plane through the corners, decided exactly.
+    fn sees(&self, points: &[DVec3], p: DVec3) -> bool {
+        let [a, b, c] = self.corners.map(|i| points[i]);
+        orientation(a, b, c, p) > 0.0
     }
 
     fn edges(&self) -> [(usize, usize); 3] {
         let [a, b, c] = self.corners;
         [(a, b), (b, c), (c, a)]
     }
+}
+
+/// The sign of the volume of the tetrahedron `abcd`: positive when `d` lies above the plane of
+/// `a, b, c` (on the side of `(b − a) × (c − a)`), zero when the four are coplanar; exact.
+fn orientation(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> f64 {
+    let coord = |p: DVec3| Coord3D {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+    };
+    // `orient3d` is positive when `d` lies below the plane of a counter-clockwise `abc`.
+    -orient3d(coord(a), coord(b), coord(c), coord(d))
+}
+
+/// `points` scaled by the power of two that brings the largest coordinate into `[0.5, 1)` (exact),
+/// then rounded to multiples of 2⁻³⁰⁰. The predicates are exact only while no product underflows:
+/// with every coordinate on that grid, each product of three differences is a multiple of 2⁻⁹⁰⁰,
+/// far above f64's smallest number. The rounding moves a point by at most 2⁻³⁰¹ of the largest
+/// coordinate, so coordinates that small beside it (1e-91 of it) count as 0.
+fn normalized(points: &[DVec3]) -> Vec<DVec3> {
+    let largest = points
+        .iter()
+        .map(|p| p.abs().max_element())
+        .fold(0.0f64, f64::max);
+    if largest == 0.0 {
+        return points.to_vec();
+    }
+    let exponent = largest.log2().floor() as i32 + 1;
+    // Two steps, so that neither factor overflows for extreme exponents.
+    let half = exponent / 2;
+    let (first, second) = (2f64.powi(-half), 2f64.powi(half - exponent));
+    let (grid, inverse) = (2f64.powi(300), 2f64.powi(-300));
+    points
+        .iter()
+        .map(|&p| (p * first * second * grid).round() * inverse)
+        .collect()
 }
 
 /// The convex hull of `points`, with coplanar neighbouring triangles merged into polygons.
@@ -75,24 +129,21 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullPolygons, HullError> {
     if points.len() < 4 {
         return Err(HullError::Flat);
     }
-    let (lo, hi) = points
-        .iter()
-        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &p| {
-            (lo.min(p), hi.max(p))
-        });
-    let scale = (hi - lo)
-        .max_element()
-        .max(lo.abs().max(hi.abs()).max_element());
-    let eps = 1e-11 * scale.max(1e-300) * 16.0;
-    let start = initial_tetrahedron(points, eps)?;
+    let original = points;
+    let points = &normalized(points);
+    let start = initial_tetrahedron(points)?;
 
     let mut triangles: Vec<Triangle> = Vec::new();
     let mut edge_owner: HashMap<(usize, usize), usize> = HashMap::new();
-    let centroid = start.iter().map(|&i| points[i]).sum::<DVec3>() / 4.0;
     let [a, b, c, d] = start;
-    for mut corners in [[a, b, c], [a, c, d], [a, d, b], [b, d, c]] {
-        let t = Triangle::new(points, corners);
-        if t.height(centroid) > 0.0 {
+    // Orient every face so that the tetrahedron's fourth corner lies below it.
+    for mut corners in [[a, b, c], [a, d, c], [a, b, d], [b, c, d]] {
+        let opposite = start
+            .into_iter()
+            .find(|i| !corners.contains(i))
+            .ok_or(HullError::Inconsistent)?;
+        let [p, q, r] = corners.map(|i| points[i]);
+        if orientation(p, q, r, points[opposite]) > 0.0 {
             corners.swap(1, 2);
         }
         add_triangle(
@@ -102,7 +153,7 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullPolygons, HullError> {
         );
     }
     let initial: Vec<usize> = (0..points.len()).filter(|i| !start.contains(i)).collect();
-    assign_outside(points, &mut triangles, &[0, 1, 2, 3], initial, eps);
+    assign_outside(points, &mut triangles, &[0, 1, 2, 3], initial);
 
     let mut pending: Vec<usize> = (0..4)
         .filter(|&f| !triangles[f].outside.is_empty())
@@ -118,7 +169,7 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullPolygons, HullError> {
                 let t = &triangles[face];
                 t.height(points[i]).total_cmp(&t.height(points[j]))
             })
-            .expect("non-empty outside set");
+            .ok_or(HullError::Inconsistent)?;
         let apex_point = points[apex];
 
         // Faces the apex sees, by flood fill from `face` across shared edges.
@@ -130,11 +181,11 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullPolygons, HullError> {
             let f = visible[cursor];
             cursor += 1;
             for (u, v) in triangles[f].edges() {
-                let neighbour = edge_owner[&(v, u)];
+                let neighbour = *edge_owner.get(&(v, u)).ok_or(HullError::Inconsistent)?;
                 if !triangles[neighbour].alive {
                     continue;
                 }
-                if triangles[neighbour].height(apex_point) > eps {
+                if triangles[neighbour].sees(points, apex_point) {
                     triangles[neighbour].alive = false;
                     visible.push(neighbour);
                 } else {
@@ -160,7 +211,7 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullPolygons, HullError> {
                 Triangle::new(points, [u, v, apex]),
             ));
         }
-        assign_outside(points, &mut triangles, &created, orphans, eps);
+        assign_outside(points, &mut triangles, &created, orphans);
         pending.extend(
             created
                 .iter()
@@ -168,7 +219,7 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullPolygons, HullError> {
         );
     }
 
-    Ok(merge_coplanar(points, &triangles, &edge_owner, eps))
+    merge_coplanar(points, original, &triangles, &edge_owner)
 }
 
 fn add_triangle(
@@ -189,24 +240,24 @@ fn assign_outside(
     triangles: &mut [Triangle],
     faces: &[usize],
     candidates: Vec<usize>,
-    eps: f64,
 ) {
     for i in candidates {
         if let Some(&f) = faces
             .iter()
-            .find(|&&f| triangles[f].height(points[i]) > eps)
+            .find(|&&f| triangles[f].sees(points, points[i]))
         {
             triangles[f].outside.push(i);
         }
     }
 }
 
-/// Four points spanning the largest volume the extreme points offer, or `Flat`.
-fn initial_tetrahedron(points: &[DVec3], eps: f64) -> Result<[usize; 4], HullError> {
+/// Four points spanning a volume, from the extreme points where they do (else from any), or
+/// `Flat` when every point lies on one plane.
+fn initial_tetrahedron(points: &[DVec3]) -> Result<[usize; 4], HullError> {
     let extreme = |key: &dyn Fn(DVec3) -> f64| -> usize {
         (0..points.len())
             .max_by(|&i, &j| key(points[i]).total_cmp(&key(points[j])))
-            .expect("non-empty")
+            .unwrap_or(0)
     };
     let candidates = [
         extreme(&|p| p.x),
@@ -225,33 +276,56 @@ fn initial_tetrahedron(points: &[DVec3], eps: f64) -> Result<[usize; 4], HullErr
             }
         }
     }
-    if best.sqrt() <= eps {
+    // The rounded distances pick good candidates; exact tests decide, falling back to a scan.
+    let first_where = |preferred: usize, good: &dyn Fn(DVec3) -> bool| -> Option<usize> {
+        if good(points[preferred]) {
+            return Some(preferred);
+        }
+        (0..points.len()).find(|&i| good(points[i]))
+    };
+    let (pa, pb) = (points[a], points[b]);
+    if pa == pb {
         return Err(HullError::Flat);
     }
-    let line = (points[b] - points[a]).normalize();
-    let off_line = |p: DVec3| (p - points[a]).reject_from_normalized(line).length();
-    let c = extreme(&|p| off_line(p));
-    if off_line(points[c]) <= eps {
-        return Err(HullError::Flat);
-    }
-    let normal = (points[b] - points[a])
-        .cross(points[c] - points[a])
-        .normalize();
-    let off_plane = |p: DVec3| normal.dot(p - points[a]).abs();
-    let d = extreme(&|p| off_plane(p));
-    if off_plane(points[d]) <= eps {
-        return Err(HullError::Flat);
-    }
+    let line = (pb - pa).normalize();
+    let off_line = |p: DVec3| (p - pa).reject_from_normalized(line).length();
+    let c = first_where(extreme(&|p| off_line(p)), &|p| !collinear(pa, pb, p))
+        .ok_or(HullError::Flat)?;
+    let pc = points[c];
+    let normal = (pb - pa).cross(pc - pa).normalize_or_zero();
+    let off_plane = |p: DVec3| normal.dot(p - pa).abs();
+    let d = first_where(extreme(&|p| off_plane(p)), &|p| {
+        orientation(pa, pb, pc, p) != 0.0
+    })
+    .ok_or(HullError::Flat)?;
     Ok([a, b, c, d])
 }
 
-/// Groups neighbouring triangles whose planes agree and traces each group's outer loop.
+/// Whether three points lie on one line, exactly: each of the three axis-plane projections of
+/// the triangle has zero signed area.
+fn collinear(a: DVec3, b: DVec3, c: DVec3) -> bool {
+    use robust::{Coord, orient2d};
+    let area = |x: fn(DVec3) -> f64, y: fn(DVec3) -> f64| {
+        let coord = |p: DVec3| Coord { x: x(p), y: y(p) };
+        orient2d(coord(a), coord(b), coord(c))
+    };
+    area(|p| p.x, |p| p.y) == 0.0 && area(|p| p.y, |p| p.z) == 0.0 && area(|p| p.z, |p| p.x) == 0.0
+}
+
+/// Groups neighbouring triangles that lie exactly in one plane and traces each group's outer
+/// loop. `points` are the scaled points the predicates used; the polygons get `original`'s.
 fn merge_coplanar(
     points: &[DVec3],
+    original: &[DVec3],
     triangles: &[Triangle],
     edge_owner: &HashMap<(usize, usize), usize>,
-    eps: f64,
-) -> HullPolygons {
+) -> Result<HullPolygons, HullError> {
+    let twin = |u: usize, v: usize| {
+        edge_owner
+            .get(&(v, u))
+            .copied()
+            .ok_or(HullError::Inconsistent)
+    };
     let alive: Vec<usize> = (0..triangles.len())
         .filter(|&f| triangles[f].alive)
         .collect();
@@ -265,20 +339,19 @@ fn merge_coplanar(
         group_of.insert(seed, id);
         let mut members = vec![seed];
         let mut cursor = 0;
+        let [a, b, c] = triangles[seed].corners.map(|i| points[i]);
         while cursor < members.len() {
             let f = members[cursor];
             cursor += 1;
             for (u, v) in triangles[f].edges() {
-                let n = edge_owner[&(v, u)];
+                let n = twin(u, v)?;
                 if group_of.contains_key(&n) {
                     continue;
                 }
-                let seed_tri = &triangles[seed];
-                let coplanar = triangles[n].normal.dot(seed_tri.normal) > 1.0 - 1e-10
-                    && triangles[n]
-                        .corners
-                        .iter()
-                        .all(|&c| seed_tri.height(points[c]).abs() <= eps);
+                let coplanar = triangles[n]
+                    .corners
+                    .iter()
+                    .all(|&corner| orientation(a, b, c, points[corner]) == 0.0);
                 if coplanar {
                     group_of.insert(n, id);
                     members.push(n);
@@ -292,33 +365,36 @@ fn merge_coplanar(
     let mut vertices = Vec::new();
     let mut faces = Vec::new();
     let mut normals = Vec::new();
-    for members in &groups {
+    for (id, members) in groups.iter().enumerate() {
         // Boundary edges: those whose twin belongs to another group.
-        let id = group_of[&members[0]];
         let mut next: HashMap<usize, usize> = HashMap::new();
         for &f in members {
             for (u, v) in triangles[f].edges() {
-                if group_of[&edge_owner[&(v, u)]] != id {
+                if group_of.get(&twin(u, v)?) != Some(&id) {
                     next.insert(u, v);
                 }
             }
         }
-        let first = *next.keys().min().expect("a face has edges");
+        let first = *next.keys().min().ok_or(HullError::Inconsistent)?;
         let mut loop_points = vec![first];
-        let mut at = next[&first];
-        while at != first && loop_points.len() <= next.len() {
+        let mut at = *next.get(&first).ok_or(HullError::Inconsistent)?;
+        while at != first {
+            if loop_points.len() > next.len() {
+                return Err(HullError::Inconsistent);
+            }
             loop_points.push(at);
-            at = next[&at];
+            at = *next.get(&at).ok_or(HullError::Inconsistent)?;
         }
         let face: Vec<usize> = loop_points
             .into_iter()
             .map(|p| {
                 *vertex_index.entry(p).or_insert_with(|| {
-                    vertices.push(points[p]);
+                    vertices.push(original[p]);
                     vertices.len() - 1
                 })
             })
             .collect();
+        // The normal from the scaled points: the same direction, without overflow.
         let area_normal: DVec3 = members
             .iter()
             .map(|&f| {
@@ -326,12 +402,18 @@ fn merge_coplanar(
                 (b - a).cross(c - a)
             })
             .sum();
-        normals.push(area_normal.normalize());
+        let normal = area_normal.normalize_or_zero();
+        if normal == DVec3::ZERO {
+            // A face too small for its normal to be computed in f64 (spans near 1e-150 of the
+            // largest coordinate): the polytope cannot be evaluated.
+            return Err(HullError::Flat);
+        }
+        normals.push(normal);
         faces.push(face);
     }
-    HullPolygons {
+    Ok(HullPolygons {
         vertices,
         faces,
         normals,
-    }
+    })
 }

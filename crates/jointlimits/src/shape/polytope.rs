@@ -69,9 +69,12 @@ impl Polytope {
             reach: hull.vertices.iter().map(|v| v.length()).fold(0.0, f64::max) as f32,
         };
         for (face, &normal) in hull.faces.iter().zip(&hull.normals) {
-            let offset = face
+            // Over every vertex, not just the face's own: a sliver face's rounded normal may tilt,
+            // and the plane must still hold the whole hull.
+            let offset = hull
+                .vertices
                 .iter()
-                .map(|&v| normal.dot(hull.vertices[v]))
+                .map(|&v| normal.dot(v))
                 .fold(f64::NEG_INFINITY, f64::max);
             polytope.normals.push(normal.as_vec3());
             polytope.offsets.push(offset as f32);

@@ -1,0 +1,147 @@
+//! The convex hull never panics and, when it answers, holds every point with its vertices taken
+//! from the input: duplicates, coplanar and collinear sets, points a rounding error apart, huge and
+//! tiny coordinates, and arbitrary point lists.
+
+use glam::DVec3;
+use jointlimits::fit::convex_hull::{HullError, convex_hull};
+use jointlimits::shape::Polytope;
+use proptest::prelude::*;
+
+/// Checks a hull against its points: every vertex is one of them, and every point lies on the inner
+/// side of every face plane placed as the runtime polytope places it (through the outermost
+/// vertex along the face's normal), up to rounding relative to the coordinates' size. So the
+/// vertices include every extreme point.
+fn assert_holds(points: &[DVec3]) {
+    let Ok(hull) = convex_hull(points) else {
+        return;
+    };
+    let scale = points
+        .iter()
+        .map(|p| p.abs().max_element())
+        .fold(0.0, f64::max);
+    for v in &hull.vertices {
+        assert!(points.contains(v), "vertex {v} is not an input point");
+    }
+    for (face, normal) in hull.faces.iter().zip(&hull.normals) {
+        assert!(face.len() >= 3 && normal.is_finite());
+        let offset = hull
+            .vertices
+            .iter()
+            .map(|&v| normal.dot(v))
+            .fold(f64::NEG_INFINITY, f64::max);
+        for p in points {
+            let excess = (normal.dot(*p) - offset) / scale;
+            assert!(
+                excess <= 1e-9,
+                "{p} outside by {excess} of the scale; face {face:?} of {}",
+                hull.faces.len()
+            );
+        }
+    }
+    // The runtime polytope builds from it too.
+    let _ = Polytope::hull(points);
+}
+
+fn cube() -> Vec<DVec3> {
+    (0..8)
+        .map(|i| DVec3::new(f64::from(i & 1), f64::from((i >> 1) & 1), f64::from(i >> 2)))
+        .collect()
+}
+
+#[test]
+fn degenerate_sets_are_flat_not_panics() {
+    let line: Vec<DVec3> = (0..20).map(|i| DVec3::splat(f64::from(i))).collect();
+    assert_eq!(convex_hull(&line), Err(HullError::Flat));
+    let plane: Vec<DVec3> = (0..50)
+        .map(|i| DVec3::new(f64::from(i % 7), f64::from(i / 7), 0.0))
+        .collect();
+    assert_eq!(convex_hull(&plane), Err(HullError::Flat));
+    assert_eq!(convex_hull(&[DVec3::ONE; 10]), Err(HullError::Flat));
+    assert_eq!(
+        convex_hull(&[DVec3::ONE, DVec3::NAN, DVec3::ZERO, DVec3::X]),
+        Err(HullError::NonFinite)
+    );
+}
+
+#[test]
+fn duplicates_coplanar_faces_and_tiny_or_huge_scales() {
+    let mut points = cube();
+    points.extend(cube());
+    // Points on the faces, edges and inside.
+    for i in 0..30 {
+        let t = f64::from(i) / 30.0;
+        points.push(DVec3::new(t, 0.0, 1.0 - t));
+        points.push(DVec3::new(0.5, 0.5, t));
+        points.push(DVec3::new(t, 1.0, 0.3));
+    }
+    let hull = convex_hull(&points).unwrap();
+    assert_eq!(
+        hull.faces.len(),
+        6,
+        "coplanar triangles merge into the cube's faces"
+    );
+    assert_eq!(hull.vertices.len(), 8);
+    for scale in [1e-300, 1e-150, 1e-20, 1e20, 1e150, 1e300] {
+        let scaled: Vec<DVec3> = points.iter().map(|&p| p * scale).collect();
+        let hull = convex_hull(&scaled).unwrap();
+        assert_eq!(
+            (hull.faces.len(), hull.vertices.len()),
+            (6, 8),
+            "scale {scale}"
+        );
+        assert_holds(&scaled);
+    }
+    // A cube far from the origin, relative size 1e-12.
+    let far: Vec<DVec3> = points
+        .iter()
+        .map(|&p| DVec3::splat(1e3) + p * 1e-9)
+        .collect();
+    assert_holds(&far);
+}
+
+#[test]
+fn points_a_rounding_error_apart() {
+    // The icosahedral padding of a dense cloud puts many points within an ulp of a plane.
+    let mut points = Vec::new();
+    for i in 0..400 {
+        let t = f64::from(i) * 0.618_033_988_75;
+        let (s, c) = (t.sin(), t.cos());
+        for k in 0..3 {
+            let wobble = f64::from(k) * f64::EPSILON;
+            points.push(DVec3::new(c + wobble, s, (c * s) * 1e-13 + wobble));
+        }
+    }
+    points.extend([DVec3::new(0.0, 0.0, 1.0), DVec3::new(0.0, 0.0, -1.0)]);
+    assert_holds(&points);
+}
+
+fn coordinate() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        (-3i32..=3).prop_map(f64::from),
+        -1.0f64..1.0,
+        (-1.0f64..1.0).prop_map(|x| x * 1e-12),
+        (-1.0f64..1.0).prop_map(|x| x * 1e200),
+        Just(0.1 + 0.2),
+        Just(0.3),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn arbitrary_point_lists(points in prop::collection::vec(
+        (coordinate(), coordinate(), coordinate()).prop_map(|(x, y, z)| DVec3::new(x, y, z)),
+        0..40,
+    )) {
+        assert_holds(&points);
+    }
+
+    #[test]
+    fn grid_points_with_many_coplanar_quadruples(points in prop::collection::vec(
+        (0i32..3, 0i32..3, 0i32..3).prop_map(|(x, y, z)| DVec3::new(x.into(), y.into(), z.into())),
+        0..60,
+    )) {
+        assert_holds(&points);
+    }
+}
