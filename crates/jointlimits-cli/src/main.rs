@@ -58,8 +58,8 @@ enum Command {
         /// reach-cone (bone direction and swing-dependent twist; the space option is ignored).
         #[arg(long, default_value = "ellipsoid", value_parser = fit::parse_shape)]
         shape: ShapeKind,
-        /// Room around the data, degrees.
-        #[arg(long, default_value_t = 2.0)]
+        /// Room around the data, degrees (0 to 180).
+        #[arg(long, default_value_t = 2.0, value_parser = parse_padding, allow_negative_numbers = true)]
         padding: f64,
         /// Frames to skip at the start of every clip (for example a T-pose frame 0).
         #[arg(long, default_value_t = 0)]
@@ -67,8 +67,8 @@ enum Command {
         /// What rotations are measured from: bind, frame:N or mean.
         #[arg(long, default_value = "bind", value_parser = fit::parse_reference)]
         reference: ReferenceChoice,
-        /// Subsampling distance in limit space, radians (0 keeps every sample).
-        #[arg(long, default_value_t = 0.05)]
+        /// Subsampling distance in limit space, radians (0 keeps every sample; at most π).
+        #[arg(long, default_value_t = 0.05, value_parser = parse_subsample, allow_negative_numbers = true)]
         subsample: f64,
     },
     /// Enforce limits on a clip and write the result.
@@ -138,25 +138,40 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Violations up to this many degrees count as inside (finite, not negative).
-        #[arg(long, default_value_t = 0.0, value_parser = parse_tolerance)]
+        /// Violations up to this many degrees count as inside (0 to 360).
+        #[arg(long, default_value_t = 0.0, value_parser = parse_tolerance, allow_negative_numbers = true)]
         tolerance: f64,
     },
 }
 
-/// A finite, non-negative number of degrees.
-fn parse_tolerance(text: &str) -> Result<f64, String> {
+/// A finite number from `min` to `max` (in `unit`).
+fn number_within(text: &str, min: f64, max: f64, unit: &str) -> Result<f64, String> {
     let value: f64 = text
         .trim()
         .parse()
         .map_err(|_| format!("{text:?} is not a number"))?;
-    if value.is_finite() && value >= 0.0 {
+    if value.is_finite() && (min..=max).contains(&value) {
         Ok(value)
     } else {
         Err(format!(
-            "the tolerance must be finite and not negative, got {text}"
+            "expected a finite number of {unit} from {min} to {max}, got {text}"
         ))
     }
+}
+
+/// `check --tolerance`: degrees, 0 to 360.
+fn parse_tolerance(text: &str) -> Result<f64, String> {
+    number_within(text, 0.0, 360.0, "degrees")
+}
+
+/// `fit --padding`: degrees, 0 to 180.
+fn parse_padding(text: &str) -> Result<f64, String> {
+    number_within(text, 0.0, 180.0, "degrees")
+}
+
+/// `fit --subsample`: radians, 0 to π.
+fn parse_subsample(text: &str) -> Result<f64, String> {
+    number_within(text, 0.0, std::f64::consts::PI, "radians")
 }
 
 fn main() -> ExitCode {

@@ -19,6 +19,7 @@ use glam::{Quat, Vec4};
 
 use crate::rotation::twist_norm_squared;
 use crate::space::SpaceKind;
+use crate::validation::InvalidField;
 
 /// Below this length of `(v·axis, w)` a rotation `(v, w)` is a swing of exactly 180° about an
 /// axis perpendicular to `axis`, and its twist is undefined.
@@ -144,8 +145,14 @@ pub trait RotationLimit {
         self.nearest(relative, context).violation
     }
 
-    /// Every stored number is finite and consistent (checked when a limits file is read).
-    fn is_valid(&self) -> bool;
+    /// Every stored number is finite and within what the kind can use (checked when a limits
+    /// file is read); otherwise the first field that is not, and why.
+    fn validate(&self) -> Result<(), InvalidField>;
+
+    /// Whether [`RotationLimit::validate`] passes.
+    fn is_valid(&self) -> bool {
+        self.validate().is_ok()
+    }
 
     /// A short description, such as `ellipsoid` or `reach cone (32 points) + twist`.
     fn label(&self) -> String;

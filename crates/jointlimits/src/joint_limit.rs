@@ -10,6 +10,7 @@ pub use crate::region::{LimitRegion, swing_basis, swing_plane_point};
 use crate::soften::Softening;
 use crate::space::SpaceKind;
 pub use crate::twist::TwistRange;
+use crate::validation::{self, InvalidField};
 
 /// A joint's rotation limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -100,12 +101,23 @@ impl JointLimit {
     }
 
     /// Every stored number is finite and consistent: a unit reference, a valid region and
-    /// softening.
+    /// softening; otherwise the first field that is not (`reference`, `softening`,
+    /// `region.…`).
+    pub fn validate(&self) -> Result<(), InvalidField> {
+        validation::unit_quaternion("reference", self.reference)?;
+        if let Some(softening) = self.softening {
+            validation::require(softening.is_valid(), "softening", || {
+                format!(
+                    "falloff {} and radius {} must be finite and not negative",
+                    softening.falloff, softening.radius
+                )
+            })?;
+        }
+        self.region.validate().map_err(|e| e.inside("region"))
+    }
+
+    /// Whether [`JointLimit::validate`] passes.
     pub fn is_finite(&self) -> bool {
-        let softening_ok = self.softening.is_none_or(|s| s.is_valid());
-        self.reference.is_finite()
-            && (self.reference.length() - 1.0).abs() < 1e-3
-            && softening_ok
-            && self.region.is_valid()
+        self.validate().is_ok()
     }
 }

@@ -45,6 +45,7 @@ pub mod skeleton_limits;
 pub mod soften;
 pub mod space;
 pub mod twist;
+pub mod validation;
 
 pub use contract::{LimitContext, Limited, RotationLimit};
 pub use euler::{Axis, EulerOrder};

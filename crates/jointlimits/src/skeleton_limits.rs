@@ -6,6 +6,7 @@ use crate::fit::FitOptions;
 use crate::joint_limit::JointLimit;
 use crate::limiter::Limiter;
 use crate::skeleton::Skeleton;
+use crate::validation::InvalidField;
 
 /// The format name written into every limits file.
 pub const FORMAT_NAME: &str = "jointlimits";
@@ -41,14 +42,13 @@ pub enum LimitsError {
         /// The version found.
         found: u32,
     },
-    /// A joint's limit contains a non-finite or inconsistent number.
-    #[error(
-        "joint {joint:?}: the limit has a number that is not finite, an inverted range or a twist \
-         axis that is not unit length"
-    )]
-    NonFinite {
+    /// A joint's limit holds a value its kind cannot use.
+    #[error("joint {joint:?}: {source}")]
+    InvalidField {
         /// The joint.
         joint: String,
+        /// The field and the problem.
+        source: InvalidField,
     },
     /// Two entries for one joint.
     #[error("joint {joint:?} is limited twice")]
@@ -97,11 +97,12 @@ impl SkeletonLimits {
         }
         let mut seen = std::collections::HashSet::new();
         for limit in &self.joints {
-            if !limit.is_finite() {
-                return Err(LimitsError::NonFinite {
+            limit
+                .validate()
+                .map_err(|source| LimitsError::InvalidField {
                     joint: limit.joint.clone(),
-                });
-            }
+                    source,
+                })?;
             if !seen.insert(limit.joint.as_str()) {
                 return Err(LimitsError::DuplicateJoint {
                     joint: limit.joint.clone(),

@@ -44,7 +44,12 @@ impl TwistRange {
 
     /// Both ends are finite and `min ≤ max`.
     pub fn is_valid(&self) -> bool {
-        self.min.is_finite() && self.max.is_finite() && self.min <= self.max
+        self.validate().is_ok()
+    }
+
+    /// Bounded, ordered ends (field `twist`; see [`crate::validation`]).
+    pub fn validate(&self) -> Result<(), crate::validation::InvalidField> {
+        crate::validation::interval("twist", self.min, self.max)
     }
 
     /// The turn of `twist` nearest to the interval and its nearest allowed twist (module docs).

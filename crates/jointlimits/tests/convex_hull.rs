@@ -145,3 +145,38 @@ proptest! {
         assert_holds(&points);
     }
 }
+
+#[test]
+/// Collinear samples thickened by one icosahedron each give sliver faces whose rounded cross
+/// product cancels to zero; their normals must still come out (once, this fit failed).
+fn samples_on_a_line_fit_a_hull() {
+    let samples = [
+        [0.5518785732766966, -0.2682973291104842, 0.24205858586821768],
+        [-0.7247148470175939, 0.3523221723704197, -0.3178660298138229],
+        [0.0, 0.0, 0.0],
+        [0.6464537856644343, -0.3142753360713829, 0.2835400697983509],
+        [0.6211133842966728, -0.3019560282838175, 0.2724255565386776],
+        [
+            -0.48110149624215903,
+            0.23388885295264514,
+            -0.21101516434680181,
+        ],
+        [0.0, 0.0, 0.0],
+        [
+            0.1562944549636783,
+            -0.07598299128114457,
+            0.06855206304337472,
+        ],
+        [0.4136590980267443, -0.2011015403331909, 0.1814343610141825],
+    ]
+    .map(DVec3::from);
+    let hull = jointlimits::shape::HullShape::fit(&samples, 0.0, 0.0).expect("a hull");
+    let center = samples.iter().copied().sum::<DVec3>() / samples.len() as f64;
+    for s in samples {
+        let local = (s - center).as_vec3();
+        assert!(
+            hull.polytope().contains(local),
+            "{s} is outside its own hull"
+        );
+    }
+}

@@ -175,10 +175,43 @@ proptest! {
         }
     }
 
+    /// Every ellipsoid a limits file may hold (semi-axes anywhere from the smallest to the
+    /// largest the validation accepts, any orientation) projects every limit-space point to a
+    /// finite point on its surface (up to f32 rounding of the point: a needle's surface is only
+    /// known to about 1e-6 across it), no farther than its centre.
+    #[test]
+    fn extreme_valid_ellipsoids_project_finitely(
+        exponents in prop::array::uniform3(0.0f32..1.0),
+        turn in prop::array::uniform4(-1.0f32..1.0),
+        queries in prop::collection::vec(prop::array::uniform3(-7.0f32..7.0), 1..16),
+    ) {
+        use jointlimits::validation::{MAX_COORDINATE, MIN_SEMI_AXIS};
+        let span = (MAX_COORDINATE / MIN_SEMI_AXIS).ln();
+        let semi_axes = Vec3::from(exponents.map(|e| MIN_SEMI_AXIS * (e * span).exp()));
+        let rotation = glam::Quat::from_xyzw(turn[0], turn[1], turn[2], turn[3] + 1e-3).normalize();
+        let shape = Shape::Ellipsoid(EllipsoidShape {
+            frame: Frame { center: Vec3::ZERO, rotation: glam::Mat3::from_quat(rotation) },
+            semi_axes,
+        });
+        prop_assert!(shape.validate().is_ok(), "{:?}", shape);
+        for q in queries {
+            let p = Vec3::from(q);
+            let projection = shape.project(p);
+            prop_assert!(projection.point.is_finite(), "{p} -> {:?} for {semi_axes}", projection.point);
+            prop_assert!(shape.distance(projection.point) <= 1e-5, "{p} -> {} for {semi_axes}", projection.point);
+            prop_assert!(projection.distance <= p.length() + 1e-5);
+            if !projection.inside {
+                // Every point between p and its nearest point has the same nearest point.
+                let midway = shape.project((p + projection.point) / 2.0);
+                prop_assert!(midway.point.distance(projection.point) <= 1e-4, "{p}: {} but midway {}", projection.point, midway.point);
+            }
+        }
+    }
+
     #[test]
     fn shapes_survive_a_json_round_trip(samples in cloud_strategy(), queries in query_strategy()) {
         for shape in all_shapes(&samples, 0.02) {
-            prop_assert!(shape.is_finite(), "{:?}", shape);
+            prop_assert!(shape.validate().is_ok(), "{:?}", shape);
             let text = serde_json::to_string(&shape).unwrap();
             let back: Shape = serde_json::from_str(&text).unwrap();
             for &p in &queries {

@@ -8,6 +8,7 @@ use glam::{Quat, Vec3};
 use jointlimits::{Joint, Skeleton};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Reads and parses a BVH file. Errors name the file, line and column.
 pub fn read_bvh_file(path: impl AsRef<Path>) -> Result<Bvh, BvhError> {
@@ -16,7 +17,7 @@ pub fn read_bvh_file(path: impl AsRef<Path>) -> Result<Bvh, BvhError> {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_bvh_named(&bytes, &path.display().to_string())
+    parse_owned(bytes, &path.display().to_string())
 }
 
 /// Parses BVH text. Errors name `<input>` as the source.
@@ -26,7 +27,12 @@ pub fn parse_bvh(text: &str) -> Result<Bvh, BvhError> {
 
 /// Parses BVH bytes; `source_name` (usually the file name) is used in error messages.
 pub fn parse_bvh_named(bytes: &[u8], source_name: &str) -> Result<Bvh, BvhError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| {
+    parse_owned(bytes.to_vec(), source_name)
+}
+
+/// Parses a file's bytes and keeps them as the record of the motion values' text.
+fn parse_owned(bytes: Vec<u8>, source_name: &str) -> Result<Bvh, BvhError> {
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
         let before = &bytes[..e.valid_up_to()];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
         let line_start = before
@@ -40,11 +46,14 @@ pub fn parse_bvh_named(bytes: &[u8], source_name: &str) -> Result<Bvh, BvhError>
             problem: Problem::NotText,
         }
     })?;
-    Parser {
+    let (mut bvh, starts) = Parser {
         source_name,
+        base: text.as_ptr() as usize,
         lines: Lines::new(text),
     }
-    .parse()
+    .parse()?;
+    bvh.source = starts.map(|starts| Arc::new(SourceValues::new(bytes, starts)));
+    Ok(bvh)
 }
 
 /// The lines of a text, with their 1-based numbers and without line terminators.
@@ -124,6 +133,8 @@ enum Awaiting {
 
 struct Parser<'a> {
     source_name: &'a str,
+    /// The address of the text's first byte, to turn tokens into offsets.
+    base: usize,
     lines: Lines<'a>,
 }
 
@@ -167,18 +178,20 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn parse(mut self) -> Result<Bvh, BvhError> {
+    /// The clip (without its source record) and where each motion value's token starts.
+    fn parse(mut self) -> Result<(Bvh, Option<Vec<u32>>), BvhError> {
         let (skeleton, channels) = self.parse_hierarchy()?;
         let channel_count: usize = channels.iter().map(Vec::len).sum();
         let (frames, frame_time) = self.parse_motion_header()?;
-        let (values, source) = self.parse_motion_values(frames, channel_count)?;
-        Ok(Bvh {
+        let (values, starts) = self.parse_motion_values(frames, channel_count)?;
+        let bvh = Bvh {
             skeleton,
             channels,
             frame_time,
             values,
-            source: source.map(std::sync::Arc::new),
-        })
+            source: None,
+        };
+        Ok((bvh, starts))
     }
 
     fn parse_hierarchy(&mut self) -> Result<(Skeleton, Vec<Vec<Channel>>), BvhError> {
@@ -493,19 +506,19 @@ impl<'a> Parser<'a> {
         Ok((line, value))
     }
 
-    /// Reads `frames` motion lines of `channel_count` numbers each: the values, and their text
-    /// (unless it is too large to index).
+    /// Reads `frames` motion lines of `channel_count` numbers each: the values, and where each
+    /// line starts in the text (unless the text is too large to index with `u32`).
     fn parse_motion_values(
         &mut self,
         frames: usize,
         channel_count: usize,
-    ) -> Result<(Vec<f32>, Option<SourceValues>), BvhError> {
+    ) -> Result<(Vec<f32>, Option<Vec<u32>>), BvhError> {
         // Never trust the header for the allocation: every value takes at least two bytes.
         let capacity = frames
             .saturating_mul(channel_count)
             .min(self.lines.remaining_len() / 2 + channel_count);
         let mut values = Vec::with_capacity(capacity);
-        let mut source = Some(SourceValues::default());
+        let mut starts = Some(Vec::with_capacity(frames.min(capacity)));
         for frame in 0..frames {
             let Some(line) = self.lines.next_statement() else {
                 return Err(BvhError::Syntax {
@@ -518,14 +531,11 @@ impl<'a> Parser<'a> {
                     },
                 });
             };
-            let first = values.len();
             self.parse_motion_line(line, frame, channel_count, &mut values)?;
-            if let Some(text) = &mut source {
-                let kept = words(line)
-                    .zip(&values[first..])
-                    .all(|((_, word), &value)| text.push(word, value));
-                if !kept {
-                    source = None;
+            if let Some(record) = &mut starts {
+                match u32::try_from(line.as_ptr() as usize - self.base) {
+                    Ok(start) => record.push(start),
+                    Err(_) => starts = None,
                 }
             }
         }
@@ -533,8 +543,7 @@ impl<'a> Parser<'a> {
             let problem = Problem::ExtraFrames { declared: frames };
             return Err(self.error(line, first_word(line), problem));
         }
-        debug_assert!(source.as_ref().is_none_or(|s| s.len() == values.len()));
-        Ok((values, source))
+        Ok((values, starts))
     }
 
     fn parse_motion_line(
@@ -588,7 +597,7 @@ impl<'a> Parser<'a> {
 }
 
 /// A finite number, or what is wrong with the word.
-fn parse_number(word: &str) -> Result<f32, Problem> {
+pub(super) fn parse_number(word: &str) -> Result<f32, Problem> {
     match word.parse::<f32>() {
         Ok(value) if value.is_finite() => Ok(value),
         Ok(_) => Err(Problem::NonFinite {

@@ -1,43 +1,48 @@
 //! The motion values as they were written in the file that was read, so that a value nobody
 //! changed is written back with the very same text (`0.000000` stays `0.000000`, not `0`): graph
 //! editors, diffs and version control then see only what a command really changed.
+//!
+//! The record keeps the file's own bytes and where each motion line starts (4 bytes a frame), not a
+//! copy of the tokens: reading a file then costs little more than the file itself.
 
-/// Every motion value's token from the source text, with the value it was read as.
-#[derive(Debug, Default)]
+use super::parse::parse_number;
+
+/// The file a clip was read from, and where each frame's motion line starts in it.
+#[derive(Debug)]
 pub(super) struct SourceValues {
-    /// The tokens, one after another without separators.
-    text: String,
-    /// Where each token ends in `text`.
-    ends: Vec<u32>,
-    /// The value each token was read as.
-    values: Vec<f32>,
+    /// The whole file, as read.
+    text: Vec<u8>,
+    /// The byte offset in `text` of each frame's motion line.
+    line_starts: Vec<u32>,
 }
 
 impl SourceValues {
-    /// Records the next value's token; `false` once the tokens no longer fit the index type, in
-    /// which case the caller drops the record (the writer then prints shortest forms).
-    pub(super) fn push(&mut self, token: &str, value: f32) -> bool {
-        self.text.push_str(token);
-        let Ok(end) = u32::try_from(self.text.len()) else {
-            return false;
-        };
-        self.ends.push(end);
-        self.values.push(value);
-        true
+    /// The record of `text`, whose motion lines start at `line_starts`.
+    pub(super) fn new(text: Vec<u8>, line_starts: Vec<u32>) -> SourceValues {
+        SourceValues { text, line_starts }
     }
 
-    /// The number of values recorded.
-    pub(super) fn len(&self) -> usize {
-        self.values.len()
+    /// Frame `frame`'s value tokens, in channel order, as the reader split them.
+    pub(super) fn frame_tokens(&self, frame: usize) -> impl Iterator<Item = &str> {
+        let start = self
+            .line_starts
+            .get(frame)
+            .map_or(self.text.len(), |&s| s as usize);
+        let rest = self.text.get(start..).unwrap_or_default();
+        let end = rest
+            .iter()
+            .position(|b| matches!(b, b'\r' | b'\n'))
+            .unwrap_or(rest.len());
+        std::str::from_utf8(&rest[..end])
+            .unwrap_or_default()
+            .split([' ', '\t'])
+            .filter(|token| !token.is_empty())
     }
+}
 
-    /// The source token of value `index`, when `value` is still exactly what it was read as.
-    pub(super) fn token_if_unchanged(&self, index: usize, value: f32) -> Option<&str> {
-        let original = *self.values.get(index)?;
-        if original.to_bits() != value.to_bits() {
-            return None;
-        }
-        let start = index.checked_sub(1).map_or(0, |i| self.ends[i] as usize);
-        Some(&self.text[start..self.ends[index] as usize])
-    }
+/// `token` when it reads as exactly `value`, so writing it keeps the value.
+pub(super) fn unchanged(token: Option<&str>, value: f32) -> Option<&str> {
+    let token = token?;
+    let original = parse_number(token).ok()?;
+    (original.to_bits() == value.to_bits()).then_some(token)
 }

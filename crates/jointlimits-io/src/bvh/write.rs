@@ -7,7 +7,7 @@
 //! the joint's `OFFSET`. The writer therefore writes 0 for every `OFFSET` component that a
 //! position channel animates, which every convention reads the same way.
 
-use super::{Bvh, BvhError, Channel};
+use super::{Bvh, BvhError, Channel, source};
 use crate::atomic::write_atomically;
 use std::io::{self, Write};
 use std::path::Path;
@@ -35,16 +35,13 @@ impl Bvh {
         let channel_count = self.channel_count().max(1);
         for (frame_index, frame) in self.values.chunks_exact(channel_count).enumerate() {
             line.clear();
+            let mut tokens = self.source.as_ref().map(|s| s.frame_tokens(frame_index));
             for (i, &value) in frame.iter().enumerate() {
                 if i > 0 {
                     line.push(' ');
                 }
-                let index = frame_index * channel_count + i;
-                match self
-                    .source
-                    .as_ref()
-                    .and_then(|s| s.token_if_unchanged(index, value))
-                {
+                let token = tokens.as_mut().and_then(Iterator::next);
+                match source::unchanged(token, value) {
                     Some(token) => line.push_str(token),
                     None => {
                         // Display prints the shortest decimal that parses back to the same f32.

@@ -7,6 +7,7 @@ use super::swing_plane::{PlanarSwing, planar_continuing, planar_nearest};
 use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::space::SpaceKind;
 use crate::twist::TwistRange;
+use crate::validation::{self, InvalidField};
 
 /// The classic ball-and-socket limit: the bone axis may swing up to `max_swing` away from its
 /// reference direction, and twist within `twist` (modulo 2π).
@@ -64,12 +65,14 @@ impl RotationLimit for ConeLimit {
         crate::contract::half_swing(relative, self.twist_axis)
     }
 
-    fn is_valid(&self) -> bool {
-        self.twist_axis.is_finite()
-            && (self.twist_axis.length() - 1.0).abs() < 1e-3
-            && self.max_swing.is_finite()
-            && (0.0..=std::f32::consts::PI).contains(&self.max_swing)
-            && self.twist.is_valid()
+    fn validate(&self) -> Result<(), InvalidField> {
+        validation::unit_vector("twist_axis", self.twist_axis)?;
+        let swing = self.max_swing;
+        let ok = swing.is_finite() && (0.0..=std::f32::consts::PI).contains(&swing);
+        validation::require(ok, "max_swing", || {
+            format!("{swing} is not an angle in [0, π]")
+        })?;
+        self.twist.validate()
     }
 
     fn label(&self) -> String {

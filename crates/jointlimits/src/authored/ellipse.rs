@@ -8,6 +8,7 @@ use super::swing_plane::{PlanarSwing, planar_continuing, planar_nearest};
 use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::space::SpaceKind;
 use crate::twist::TwistRange;
+use crate::validation::{self, InvalidField};
 
 /// Newton steps at most for the nearest point of an ellipse (they converge in far fewer).
 const MAX_NEWTON_STEPS: usize = 64;
@@ -73,16 +74,22 @@ impl RotationLimit for SphericalEllipseLimit {
         crate::contract::half_swing(relative, self.twist_axis)
     }
 
-    fn is_valid(&self) -> bool {
-        self.twist_axis.is_finite()
-            && self.first_axis.is_finite()
-            && (self.twist_axis.length() - 1.0).abs() < 1e-3
-            && (self.first_axis.length() - 1.0).abs() < 1e-3
-            && self.twist_axis.dot(self.first_axis).abs() < 1e-3
-            && self.radii.is_finite()
-            && self.radii.min_element() > 0.0
-            && self.radii.max_element() <= std::f32::consts::PI
-            && self.twist.is_valid()
+    fn validate(&self) -> Result<(), InvalidField> {
+        validation::unit_vector("twist_axis", self.twist_axis)?;
+        validation::unit_vector("first_axis", self.first_axis)?;
+        let dot = self.twist_axis.dot(self.first_axis);
+        validation::require(
+            dot.abs() <= validation::UNIT_TOLERANCE,
+            "first_axis",
+            || format!("is not perpendicular to twist_axis (cosine {dot})"),
+        )?;
+        for (i, radius) in self.radii.to_array().into_iter().enumerate() {
+            let ok = radius.is_finite() && radius > 0.0 && radius <= std::f32::consts::PI;
+            validation::require(ok, &format!("radii[{i}]"), || {
+                format!("{radius} is not an angle in (0, π]")
+            })?;
+        }
+        self.twist.validate()
     }
 
     fn label(&self) -> String {

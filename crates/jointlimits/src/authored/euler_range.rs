@@ -10,6 +10,7 @@ use crate::contract::{
 };
 use crate::euler::EulerOrder;
 use crate::space::SpaceKind;
+use crate::validation::{self, InvalidField};
 
 /// The limit of Maya, Blender and three.js: each Euler angle between a minimum and a maximum.
 ///
@@ -125,8 +126,11 @@ impl RotationLimit for EulerLimit {
         self.result(relative, self.clamp(turned))
     }
 
-    fn is_valid(&self) -> bool {
-        self.min.is_finite() && self.max.is_finite() && self.min.cmple(self.max).all()
+    fn validate(&self) -> Result<(), InvalidField> {
+        for (i, axis) in self.order.axes().iter().enumerate() {
+            validation::interval(&format!("{axis} range"), self.min[i], self.max[i])?;
+        }
+        Ok(())
     }
 
     fn label(&self) -> String {

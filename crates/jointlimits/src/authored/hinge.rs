@@ -7,6 +7,7 @@ use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{angle_between, rotation_about};
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
+use crate::validation::{self, InvalidField};
 
 /// Largest off-axis rotation (radians) still counted as on the hinge: f32 rounding of a pure
 /// hinge rotation stays far below it.
@@ -89,12 +90,9 @@ impl RotationLimit for HingeLimit {
         crate::contract::half_swing(relative, self.axis)
     }
 
-    fn is_valid(&self) -> bool {
-        self.axis.is_finite()
-            && (self.axis.length() - 1.0).abs() < 1e-3
-            && self.min.is_finite()
-            && self.max.is_finite()
-            && self.min <= self.max
+    fn validate(&self) -> Result<(), InvalidField> {
+        validation::unit_vector("axis", self.axis)?;
+        validation::interval("angle", self.min, self.max)
     }
 
     fn label(&self) -> String {

@@ -301,15 +301,25 @@ fn initial_tetrahedron(points: &[DVec3]) -> Result<[usize; 4], HullError> {
     Ok([a, b, c, d])
 }
 
-/// Whether three points lie on one line, exactly: each of the three axis-plane projections of
-/// the triangle has zero signed area.
+/// Whether three points lie on one line, exactly.
 fn collinear(a: DVec3, b: DVec3, c: DVec3) -> bool {
+    area_normal(a, b, c) == DVec3::ZERO
+}
+
+/// `(b − a) × (c − a)`, each component an exact-sign 2D orientation (the determinant of the
+/// triangle's projection onto an axis plane), so a sliver triangle whose rounded cross product
+/// cancels to zero still gets its true direction; zero only when the points are collinear.
+fn area_normal(a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
     use robust::{Coord, orient2d};
     let area = |x: fn(DVec3) -> f64, y: fn(DVec3) -> f64| {
         let coord = |p: DVec3| Coord { x: x(p), y: y(p) };
         orient2d(coord(a), coord(b), coord(c))
     };
-    area(|p| p.x, |p| p.y) == 0.0 && area(|p| p.y, |p| p.z) == 0.0 && area(|p| p.z, |p| p.x) == 0.0
+    DVec3::new(
+        area(|p| p.y, |p| p.z),
+        area(|p| p.z, |p| p.x),
+        area(|p| p.x, |p| p.y),
+    )
 }
 
 /// Groups neighbouring triangles that lie exactly in one plane and traces each group's outer
@@ -399,7 +409,7 @@ fn merge_coplanar(
             .iter()
             .map(|&f| {
                 let [a, b, c] = triangles[f].corners.map(|i| points[i]);
-                (b - a).cross(c - a)
+                area_normal(a, b, c)
             })
             .sum();
         let normal = area_normal.normalize_or_zero();

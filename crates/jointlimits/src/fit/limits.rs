@@ -100,6 +100,38 @@ pub struct FitOptions {
     pub softening: Option<Softening>,
 }
 
+impl FitOptions {
+    /// The largest padding and subsampling distance accepted, radians: half a turn already
+    /// allows every direction.
+    pub const MAX_DISTANCE: f64 = std::f64::consts::PI;
+
+    /// Refuses options that cannot be honoured: a padding or subsampling distance that is not a
+    /// finite number in `[0, π]`, or an invalid softening.
+    pub fn validate(&self) -> Result<(), FitLimitsError> {
+        for (option, value) in [("padding", self.padding), ("subsample", self.subsample)] {
+            if !(value.is_finite() && (0.0..=Self::MAX_DISTANCE).contains(&value)) {
+                return Err(FitLimitsError::Option {
+                    option,
+                    problem: format!(
+                        "{value} rad ({}°) is not a finite distance from 0 to π rad (180°)",
+                        value.to_degrees()
+                    ),
+                });
+            }
+        }
+        if let Some(softening) = self.softening.filter(|s| !s.is_valid()) {
+            return Err(FitLimitsError::Option {
+                option: "softening",
+                problem: format!(
+                    "falloff {} and radius {} must be finite and not negative",
+                    softening.falloff, softening.radius
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Default for FitOptions {
     fn default() -> FitOptions {
         FitOptions {
@@ -133,6 +165,22 @@ pub enum FitLimitsError {
     NonFinite {
         /// The joint.
         joint: String,
+    },
+    /// An option that cannot be honoured.
+    #[error("--{option}: {problem}")]
+    Option {
+        /// The option's name.
+        option: &'static str,
+        /// What is wrong with its value.
+        problem: String,
+    },
+    /// A fitted limit that would not load (a guard: fitting should never produce one).
+    #[error("joint {joint:?}: the fitted limit is unusable: {source}")]
+    Invalid {
+        /// The joint.
+        joint: String,
+        /// The field and the problem.
+        source: crate::validation::InvalidField,
     },
 }
 
@@ -202,7 +250,7 @@ pub fn fit_joint_limit(
         let rotations: Vec<glam::Quat> = all.copied().collect();
         let limit = fit_reach_cone(&rotations, twist_axis, options.padding, options.subsample)
             .map_err(shape_error)?;
-        return Ok(JointLimit {
+        return checked(JointLimit {
             joint: name.to_string(),
             reference,
             region: LimitRegion::ReachCone(limit),
@@ -240,12 +288,23 @@ pub fn fit_joint_limit(
             ))
         }
     };
-    Ok(JointLimit {
+    checked(JointLimit {
         joint: name.to_string(),
         reference,
         region,
         softening: options.softening,
     })
+}
+
+/// `limit` when it passes the checks a limits file gets when read.
+fn checked(limit: JointLimit) -> Result<JointLimit, FitLimitsError> {
+    match limit.validate() {
+        Ok(()) => Ok(limit),
+        Err(source) => Err(FitLimitsError::Invalid {
+            joint: limit.joint,
+            source,
+        }),
+    }
 }
 
 /// Fits limits for every joint of `skeleton` except the root (whose rotation is the character's
@@ -257,6 +316,7 @@ pub fn fit_skeleton_limits(
     options: &FitOptions,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<crate::SkeletonLimits, FitLimitsError> {
+    options.validate()?;
     for (clip, motion) in clips.iter().enumerate() {
         if motion.joint_count != skeleton.len() {
             return Err(SampleError::JointCount {

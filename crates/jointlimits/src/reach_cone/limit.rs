@@ -11,6 +11,7 @@ use crate::contract::{
 };
 use crate::rotation::{rotation_about, rotation_between_units};
 use crate::space::SpaceKind;
+use crate::validation::{self, InvalidField};
 
 /// A joint limit made of a reach cone for the direction of the twist axis and swing-dependent
 /// twist limits.
@@ -182,8 +183,9 @@ impl RotationLimit for ReachConeLimit {
         crate::contract::half_swing(relative, self.twist_axis)
     }
 
-    fn is_valid(&self) -> bool {
-        self.is_finite()
+    fn validate(&self) -> Result<(), InvalidField> {
+        // The cone itself was checked when it was built.
+        validation::unit_vector("twist_axis", self.twist_axis)
     }
 
     fn label(&self) -> String {

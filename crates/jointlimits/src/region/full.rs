@@ -13,6 +13,7 @@ use crate::contract::{LimitContext, Limited, RotationLimit, settle};
 use crate::rotation::{from_scaled_angle_axis, quat_abs};
 use crate::shape::{Projection, Shape};
 use crate::space::{SpaceKind, full_point};
+use crate::validation::InvalidField;
 
 /// A region over `log(q_rel)`. `measured` in its results is the input's point in the cover
 /// used, `(x, y, z, 0)`.
@@ -97,8 +98,8 @@ impl RotationLimit for FullLimit {
         FullLimit::result(relative, point, projection)
     }
 
-    fn is_valid(&self) -> bool {
-        self.shape.is_finite()
+    fn validate(&self) -> Result<(), InvalidField> {
+        self.shape.validate().map_err(|e| e.inside("shape"))
     }
 
     fn label(&self) -> String {

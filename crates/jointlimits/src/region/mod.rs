@@ -23,6 +23,7 @@ use crate::fit::{FitOptions, ShapeKind, fit_shape};
 use crate::reach_cone::ReachConeLimit;
 use crate::shape::Shape;
 use crate::space::SpaceKind;
+use crate::validation::InvalidField;
 
 macro_rules! register_limit_kinds {
     ($($(#[$doc:meta])* $variant:ident($kind:ty) = $name:literal,)*) => {
@@ -81,9 +82,9 @@ macro_rules! register_limit_kinds {
                 }
             }
 
-            fn is_valid(&self) -> bool {
+            fn validate(&self) -> Result<(), InvalidField> {
                 match self {
-                    $(LimitRegion::$variant(kind) => kind.is_valid(),)*
+                    $(LimitRegion::$variant(kind) => kind.validate(),)*
                 }
             }
 

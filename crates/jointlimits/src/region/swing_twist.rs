@@ -24,6 +24,7 @@ use crate::rotation::{
 use crate::shape::{Projection, Shape};
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
+use crate::validation::{self, InvalidField};
 
 /// A swing region and a twist interval about `twist_axis`. `measured` in its results is
 /// `(swing x, swing y, 0, twist)`: the swing-plane point in the cover used and the turn of the
@@ -194,19 +195,15 @@ impl RotationLimit for SwingTwistLimit {
         crate::contract::half_swing(relative, self.twist_axis)
     }
 
-    fn is_valid(&self) -> bool {
-        let basis_ok = (self.swing_basis.z_axis - self.twist_axis).length() < 1e-4
-            && (self.swing_basis.transpose() * self.swing_basis - Mat3::IDENTITY)
-                .to_cols_array()
-                .iter()
-                .all(|e| e.abs() < 1e-4)
-            && self.swing_basis.determinant() > 0.0;
-        self.twist_axis.is_finite()
-            && (self.twist_axis.length() - 1.0).abs() < 1e-4
-            && self.swing_basis.is_finite()
-            && basis_ok
-            && self.swing.is_finite()
-            && self.twist.is_valid()
+    fn validate(&self) -> Result<(), InvalidField> {
+        validation::unit_vector("twist_axis", self.twist_axis)?;
+        validation::rotation_matrix("swing_basis", self.swing_basis)?;
+        let apart = (self.swing_basis.z_axis - self.twist_axis).length();
+        validation::require(apart <= validation::UNIT_TOLERANCE, "swing_basis", || {
+            format!("its third column is not twist_axis (off by {apart:.3e})")
+        })?;
+        self.swing.validate().map_err(|e| e.inside("swing"))?;
+        self.twist.validate()
     }
 
     fn label(&self) -> String {

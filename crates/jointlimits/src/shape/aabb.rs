@@ -7,8 +7,9 @@
 use glam::{DVec3, Vec3};
 use serde::{Deserialize, Serialize};
 
-use super::{Frame, LimitShape, Projection, frame_is_finite};
+use super::{Frame, LimitShape, Projection};
 use crate::fit::FitError;
+use crate::validation::{self, InvalidField};
 
 /// A box `{x : min ≤ frameᵀ(x − c) ≤ max}` in limit space.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,12 +45,13 @@ impl BoxShape {
         })
     }
 
-    /// Whether every stored number is finite and the intervals are not inverted.
-    pub fn is_finite(&self) -> bool {
-        frame_is_finite(&self.frame)
-            && self.min.is_finite()
-            && self.max.is_finite()
-            && self.min.cmple(self.max).all()
+    /// A valid frame and bounded, ordered intervals (see [`crate::validation`]).
+    pub fn validate(&self) -> Result<(), InvalidField> {
+        self.frame.validate()?;
+        for (axis, name) in ["x", "y", "z"].iter().enumerate() {
+            validation::interval(&format!("{name} range"), self.min[axis], self.max[axis])?;
+        }
+        Ok(())
     }
 }
 

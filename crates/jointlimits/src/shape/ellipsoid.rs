@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Frame, LimitShape, Projection, frame_is_finite};
 use crate::fit::{FitError, symmetric_eigen};
+use crate::validation::{self, InvalidField};
 
 /// The smallest semi-axis a fitted ellipsoid gets, in radians, so flat data (a joint that never
 /// moves about one axis) still gives a solid with a well-conditioned projection.
@@ -99,11 +100,22 @@ impl EllipsoidShape {
         })
     }
 
-    /// Whether every stored number is finite and every semi-axis positive.
-    pub fn is_finite(&self) -> bool {
-        frame_is_finite(&self.frame)
-            && self.semi_axes.is_finite()
-            && self.semi_axes.cmpgt(Vec3::ZERO).all()
+    /// A valid frame and semi-axes in `[MIN_SEMI_AXIS, MAX_COORDINATE]` (see
+    /// [`crate::validation`]).
+    pub fn validate(&self) -> Result<(), InvalidField> {
+        self.frame.validate()?;
+        for (axis, name) in ["x", "y", "z"].iter().enumerate() {
+            let field = format!("semi_axes.{name}");
+            let value = self.semi_axes[axis];
+            validation::bounded(&field, value)?;
+            validation::require(value >= validation::MIN_SEMI_AXIS, &field, || {
+                format!(
+                    "{value} is below the smallest semi-axis, {}",
+                    validation::MIN_SEMI_AXIS
+                )
+            })?;
+        }
+        Ok(())
     }
 
     /// The nearest point of the ellipsoid's surface to the frame-coordinate point `x`, which must

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::{Frame, LimitShape, Polytope, Projection, frame_is_finite};
 use crate::fit::FitError;
 use crate::fit::convex_hull::HullError;
+use crate::validation::{self, InvalidField};
 
 /// The smallest Minkowski radius used, radians, so that the hull of a single sample is a solid.
 pub const MIN_HULL_RADIUS: f64 = 1e-4;
@@ -63,9 +64,14 @@ impl HullShape {
         })
     }
 
-    /// Whether every stored number is finite.
-    pub fn is_finite(&self) -> bool {
-        frame_is_finite(&self.frame) && self.polytope.vertices().iter().all(|v| v.is_finite())
+    /// A valid frame and bounded vertices (see [`crate::validation`]); they were checked to
+    /// build a solid polytope when it was built.
+    pub fn validate(&self) -> Result<(), InvalidField> {
+        self.frame.validate()?;
+        for (i, vertex) in self.polytope.vertices().iter().enumerate() {
+            validation::bounded_vector(&format!("vertices[{i}]"), *vertex)?;
+        }
+        Ok(())
     }
 
     /// The polytope in frame coordinates.

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::{Frame, LimitShape, Polytope, Projection, frame_is_finite};
 use crate::fit::FitError;
 use crate::fit::convex_hull::HullError;
+use crate::validation::{self, InvalidField};
 
 /// The thinnest slab a fitted k-DOP gets, in radians, so flat data still gives a solid.
 pub const MIN_SLAB_WIDTH: f64 = 2e-4;
@@ -128,11 +129,15 @@ impl KdopShape {
         KdopShape::try_from(data).map_err(|_| FitError::NoVolume)
     }
 
-    /// Whether every stored number is finite.
-    pub fn is_finite(&self) -> bool {
-        frame_is_finite(&self.frame)
-            && self.directions.iter().all(|d| d.is_finite())
-            && self.min.iter().chain(&self.max).all(|m| m.is_finite())
+    /// A valid frame, unit slab directions and bounded, ordered slab intervals (see
+    /// [`crate::validation`]); the slabs were checked to bound a solid when it was built.
+    pub fn validate(&self) -> Result<(), InvalidField> {
+        self.frame.validate()?;
+        for (i, direction) in self.directions.iter().enumerate() {
+            validation::unit_vector(&format!("directions[{i}]"), *direction)?;
+            validation::interval(&format!("slab {i}"), self.min[i], self.max[i])?;
+        }
+        Ok(())
     }
 
     /// The polytope the slabs bound, in frame coordinates.

@@ -18,6 +18,8 @@ pub mod polytope;
 use glam::{DMat3, DVec3, Mat3, Vec3};
 use serde::{Deserialize, Serialize};
 
+use crate::validation::{self, InvalidField};
+
 pub use aabb::BoxShape;
 pub use ellipsoid::{EllipsoidFit, EllipsoidShape};
 pub use hull::HullShape;
@@ -198,13 +200,14 @@ impl Shape {
         center.length() + radius
     }
 
-    /// Every number stored in the shape is finite (checked when loading a limits file).
-    pub fn is_finite(&self) -> bool {
+    /// Every number stored in the shape is finite and within what limit space holds (checked
+    /// when loading a limits file); otherwise the first field that is not.
+    pub fn validate(&self) -> Result<(), InvalidField> {
         match self {
-            Shape::Box(s) => s.is_finite(),
-            Shape::Ellipsoid(s) => s.is_finite(),
-            Shape::Kdop(s) => s.is_finite(),
-            Shape::Hull(s) => s.is_finite(),
+            Shape::Box(s) => s.validate(),
+            Shape::Ellipsoid(s) => s.validate(),
+            Shape::Kdop(s) => s.validate(),
+            Shape::Hull(s) => s.validate(),
         }
     }
 
@@ -223,4 +226,12 @@ impl Shape {
 /// Whether every component of a frame is finite.
 pub(crate) fn frame_is_finite(frame: &Frame) -> bool {
     frame.center.is_finite() && frame.rotation.is_finite()
+}
+
+impl Frame {
+    /// A bounded centre and a rotation matrix (fields `frame.center`, `frame.rotation`).
+    pub fn validate(&self) -> Result<(), InvalidField> {
+        validation::bounded_vector("frame.center", self.center)?;
+        validation::rotation_matrix("frame.rotation", self.rotation)
+    }
 }

@@ -1,0 +1,271 @@
+//! Limits files a careless or hostile hand edited: every command refuses them with an error that
+//! names the file, the joint and the field, exits 2, writes nothing, and never panics.
+
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn jointlimits(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_jointlimits"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("jl-hostile-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Fits `clip` with extra `options` and returns the limits file as JSON.
+fn fitted(dir: &Path, clip: &str, options: &[&str]) -> Value {
+    let path = dir.join("fitted.json");
+    let mut args = vec!["fit", clip, "-o", path.to_str().unwrap()];
+    args.extend_from_slice(options);
+    assert!(jointlimits(&args).status.success());
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Runs apply, ik and check with `limits` and asserts each refuses cleanly, naming `field`.
+fn assert_refused(dir: &Path, clip: &str, limits: &Value, field: &str) {
+    let path = dir.join("hostile.json");
+    std::fs::write(&path, serde_json::to_string_pretty(limits).unwrap()).unwrap();
+    let out = dir.join("out.bvh");
+    let (limits_s, out_s) = (path.to_str().unwrap(), out.to_str().unwrap());
+    let runs: [Vec<&str>; 3] = [
+        vec!["apply", limits_s, clip, "-o", out_s],
+        vec!["check", limits_s, clip],
+        vec![
+            "ik",
+            limits_s,
+            clip,
+            "-o",
+            out_s,
+            "--chain",
+            "LeftUpLeg..LeftFoot",
+            "--target",
+            "0,5,0",
+        ],
+    ];
+    for args in runs {
+        let _ = std::fs::remove_file(&out);
+        let output = jointlimits(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?} with {field}: {stderr}"
+        );
+        for needle in ["hostile.json", "LHipJoint", field] {
+            assert!(
+                stderr.contains(needle),
+                "{args:?}: {needle:?} missing from {stderr}"
+            );
+        }
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!out.exists(), "{args:?} wrote a file");
+    }
+}
+
+#[test]
+fn hostile_numbers_are_refused_naming_joint_and_field() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_mb2/12_01_walk.bvh") else {
+        return;
+    };
+    let clip = clip.to_str().unwrap();
+    let dir = scratch("numbers");
+    let full = fitted(&dir, clip, &[]);
+    let swing_twist = fitted(&dir, clip, &["--space", "swing-twist", "--shape", "box"]);
+    let cases: Vec<(&Value, &str, Value, &str)> = vec![
+        (&full, "/reference", json!([0, 0, 0, 0]), "reference"),
+        (&full, "/reference", json!([0, 0, 0, 2]), "reference"),
+        (
+            &full,
+            "/region/shape/semi_axes",
+            json!([1e20, 1e-20, 1]),
+            "semi_axes.x",
+        ),
+        (
+            &full,
+            "/region/shape/semi_axes",
+            json!([0.1, 1e-20, 1]),
+            "semi_axes.y",
+        ),
+        (
+            &full,
+            "/region/shape/frame/center",
+            json!([1e30, 0, 0]),
+            "frame.center.x",
+        ),
+        (
+            &full,
+            "/region/shape/frame/rotation",
+            json!([1e20, 0, 0, 0, 1, 0, 0, 0, 1]),
+            "frame.rotation",
+        ),
+        (
+            &full,
+            "/region/shape/frame/rotation",
+            json!([1, 0, 0, 0, 2, 0, 0, 0, 1]),
+            "frame.rotation",
+        ),
+        (
+            &full,
+            "/region/shape/frame/rotation",
+            json!([-1, 0, 0, 0, 1, 0, 0, 0, 1]),
+            "frame.rotation",
+        ),
+        (
+            &swing_twist,
+            "/region/twist_axis",
+            json!([1e30, 0, 0]),
+            "twist_axis",
+        ),
+        (
+            &swing_twist,
+            "/region/twist_axis",
+            json!([0, 0, 0]),
+            "twist_axis",
+        ),
+        (
+            &swing_twist,
+            "/region/swing_basis",
+            json!([0, 0, 0, 0, 0, 0, 0, 0, 0]),
+            "swing_basis",
+        ),
+        (
+            &swing_twist,
+            "/region/twist",
+            json!({"min": 1, "max": -1}),
+            "twist",
+        ),
+        (
+            &swing_twist,
+            "/region/twist",
+            json!({"min": -1e9, "max": 1}),
+            "twist.min",
+        ),
+        (
+            &swing_twist,
+            "/region/swing/max",
+            json!([1, 1, 1e25]),
+            "z range.max",
+        ),
+    ];
+    for (base, pointer, value, field) in cases {
+        let mut limits = base.clone();
+        *limits["joints"][0].pointer_mut(pointer).unwrap() = value;
+        assert_refused(&dir, clip, &limits, field);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn hull_vertex_lists_never_panic() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_mb2/12_01_walk.bvh") else {
+        return;
+    };
+    let clip = clip.to_str().unwrap();
+    let dir = scratch("hull");
+    let hull = fitted(&dir, clip, &["--shape", "hull"]);
+    let vertices = hull["joints"][0]["region"]["shape"]["vertices"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let out = dir.join("out.bvh");
+    for keep in [3, 4, 5, 9, 10, 11, 12, vertices.len()] {
+        let mut limits = hull.clone();
+        let shape = &mut limits["joints"][0]["region"]["shape"];
+        shape["vertices"] = Value::Array(vertices.iter().take(keep).cloned().collect());
+        let path = dir.join("hull.json");
+        std::fs::write(&path, serde_json::to_string(&limits).unwrap()).unwrap();
+        let output = jointlimits(&[
+            "apply",
+            path.to_str().unwrap(),
+            clip,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            matches!(output.status.code(), Some(0 | 2)),
+            "{keep} vertices: {stderr}"
+        );
+        if output.status.success() {
+            let check = jointlimits(&["check", path.to_str().unwrap(), out.to_str().unwrap()]);
+            assert_eq!(check.status.code(), Some(0), "{keep} vertices");
+        } else {
+            assert!(
+                stderr.contains("hull.json") && stderr.contains("volume"),
+                "{stderr}"
+            );
+        }
+    }
+    // Every vertex the same, or absurdly large: refused.
+    for vertex in [json!([0.1, 0.1, 0.1]), json!([1e30, 0, 0])] {
+        let mut limits = hull.clone();
+        limits["joints"][0]["region"]["shape"]["vertices"] = Value::Array(vec![vertex; 6]);
+        let path = dir.join("hull.json");
+        std::fs::write(&path, serde_json::to_string(&limits).unwrap()).unwrap();
+        let output = jointlimits(&["check", path.to_str().unwrap(), clip]);
+        assert_eq!(output.status.code(), Some(2));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn fit_refuses_options_it_cannot_honour() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_mb2/12_01_walk.bvh") else {
+        return;
+    };
+    let dir = scratch("options");
+    let out = dir.join("l.json");
+    for (option, value) in [
+        ("--padding", "nan"),
+        ("--padding", "inf"),
+        ("--padding", "1e300"),
+        ("--padding", "-50"),
+        ("--subsample", "nan"),
+        ("--subsample", "-1"),
+    ] {
+        let output = jointlimits(&[
+            "fit",
+            clip.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            option,
+            value,
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{option} {value}");
+        assert!(String::from_utf8_lossy(&output.stderr).contains(option));
+        assert!(!out.exists());
+    }
+    // Every fixture and space fits a hull from every sample without panicking.
+    let Some(fixtures) = jointlimits_testdata::bvh_fixtures() else {
+        return;
+    };
+    for fixture in fixtures {
+        for space in ["full", "swing-twist"] {
+            let output = jointlimits(&[
+                "fit",
+                fixture.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "--shape",
+                "hull",
+                "--subsample",
+                "0",
+                "--space",
+                space,
+            ]);
+            assert!(
+                output.status.success(),
+                "{} {space}: {}",
+                fixture.display(),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
