@@ -3,20 +3,30 @@
 use anyhow::Result;
 use jointlimits::Softening;
 use jointlimits_io::bvh::write_bvh_file;
-use jointlimits_io::read_limits_file;
 use std::path::{Path, PathBuf};
 
-use crate::clips::Clips;
+use crate::inputs;
+use crate::progress::Progress;
+
+/// How `apply` takes its arguments, for hints.
+const USAGE: &str = "jointlimits apply LIMITS.json CLIP.bvh -o OUT.bvh";
 
 /// Runs `jointlimits apply`.
-pub fn run(limits_path: &Path, input: &Path, out: &Path, soften: Option<Softening>) -> Result<()> {
-    let mut limits = read_limits_file(limits_path)?;
+pub fn run(
+    limits_path: &Path,
+    input: &Path,
+    out: &Path,
+    soften: Option<Softening>,
+    allow_other_skeleton: bool,
+) -> Result<()> {
+    let mut limits = inputs::read_limits(limits_path, USAGE)?;
     if let Some(softening) = soften {
         for joint in &mut limits.joints {
             joint.softening = Some(softening);
         }
     }
-    let clips = Clips::read(&[PathBuf::from(input)])?;
+    let clips = inputs::read_clips(&[PathBuf::from(input)], USAGE)?;
+    inputs::ensure_same_skeleton(&limits, limits_path, &clips, allow_other_skeleton)?;
     let skeleton = clips.skeleton();
     let mut limiter = limits.bind(skeleton).map_err(|e| {
         anyhow::anyhow!(
@@ -28,12 +38,15 @@ pub fn run(limits_path: &Path, input: &Path, out: &Path, soften: Option<Softenin
     let mut motion = clips.motions[0].clone();
     let joint_count = motion.joint_count;
     let (mut corrections, mut frames_changed) = (0usize, 0usize);
+    let progress = Progress::bar("limiting", motion.frame_count() as u64, "frames");
     for frame in 0..motion.frame_count() {
+        progress.step();
         let rotations = &mut motion.rotations[frame * joint_count..(frame + 1) * joint_count];
         let outside = limiter.limit_pose(rotations);
         corrections += outside;
         frames_changed += usize::from(outside > 0);
     }
+    drop(progress);
     let limits: Vec<_> = (0..joint_count).map(|j| limiter.joint_limit(j)).collect();
     let (bvh, written) = clips.files[0].with_allowed_motion(&motion, &limits)?;
     write_bvh_file(out, &bvh)?;

@@ -2,12 +2,15 @@
 
 use anyhow::{Result, anyhow};
 use jointlimits::{Motion, Skeleton, SkeletonLimits};
-use jointlimits_io::read_limits_file;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::clips::Clips;
+use crate::inputs;
+use crate::progress::Progress;
+
+/// How `check` takes its arguments, for hints.
+const USAGE: &str = "jointlimits check LIMITS.json CLIP.bvh...";
 
 /// Violations of one joint over all checked frames.
 #[derive(Debug, Serialize)]
@@ -24,6 +27,8 @@ pub struct JointCheck {
     pub worst_frame: Option<usize>,
     /// The clip (index in the argument list) of the largest violation.
     pub worst_clip: Option<usize>,
+    /// That clip's file, as given.
+    pub worst_clip_file: Option<String>,
 }
 
 /// The whole check.
@@ -68,11 +73,15 @@ pub fn measure(
             mean_violation_deg: 0.0,
             worst_frame: None,
             worst_clip: None,
+            worst_clip_file: None,
         })
         .collect();
     let (mut frames, mut frames_all_inside) = (0, 0);
+    let total: usize = motions.iter().map(|m| m.frame_count()).sum();
+    let progress = Progress::bar("checking", total as u64, "frames");
     for (clip, motion) in motions.iter().enumerate() {
         for frame in 0..motion.frame_count() {
+            progress.step();
             let rotations = motion.frame_rotations(frame);
             let mut all_inside = true;
             for (entry, &j) in joints.iter_mut().zip(&limited) {
@@ -110,17 +119,23 @@ pub fn measure(
 pub fn print_text(report: &CheckReport, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "{:<24} {:>14} {:>10} {:>10} {:>12}",
-        "joint", "frames outside", "max deg", "mean deg", "worst frame"
+        "{:<24} {:>14} {:>10} {:>10}  worst clip:frame",
+        "joint", "frames outside", "max deg", "mean deg"
     )?;
     for j in &report.joints {
-        let worst = match (j.worst_clip, j.worst_frame) {
-            (Some(c), Some(f)) => format!("{c}:{f}"),
+        let worst = match (&j.worst_clip_file, j.worst_frame) {
+            (Some(file), Some(frame)) => {
+                let name = Path::new(file)
+                    .file_name()
+                    .map_or_else(|| file.clone(), |n| n.to_string_lossy().into_owned());
+                format!("{name}:{frame}")
+            }
+            (None, Some(frame)) => frame.to_string(),
             _ => "-".to_string(),
         };
         writeln!(
             out,
-            "{:<24} {:>14} {:>10.3} {:>10.3} {:>12}",
+            "{:<24} {:>14} {:>10.3} {:>10.3}  {}",
             j.name, j.frames_outside, j.max_violation_deg, j.mean_violation_deg, worst
         )?;
     }
@@ -137,17 +152,24 @@ pub fn run(
     clip_paths: &[PathBuf],
     json: bool,
     tolerance_deg: f64,
+    allow_other_skeleton: bool,
 ) -> Result<bool> {
-    let limits = read_limits_file(limits_path)?;
-    let clips = Clips::read(clip_paths)?;
+    let limits = inputs::read_limits(limits_path, USAGE)?;
+    let clips = inputs::read_clips(clip_paths, USAGE)?;
+    inputs::ensure_same_skeleton(&limits, limits_path, &clips, allow_other_skeleton)?;
     let motions: Vec<&Motion> = clips.motions.iter().collect();
-    let report = measure(&limits, clips.skeleton(), &motions, tolerance_deg).map_err(|e| {
+    let mut report = measure(&limits, clips.skeleton(), &motions, tolerance_deg).map_err(|e| {
         anyhow!(
             "{} does not fit {}: {e}",
             limits_path.display(),
             clip_paths[0].display()
         )
     })?;
+    for joint in &mut report.joints {
+        joint.worst_clip_file = joint
+            .worst_clip
+            .map(|c| clip_paths[c].display().to_string());
+    }
     let mut out = std::io::stdout().lock();
     if json {
         serde_json::to_writer_pretty(&mut out, &report)?;

@@ -5,6 +5,8 @@ use jointlimits::{Motion, Skeleton};
 use jointlimits_io::bvh::{Bvh, read_bvh_file};
 use std::path::{Path, PathBuf};
 
+use crate::progress::Progress;
+
 /// Clips read from files, with the skeleton and channels of the first.
 pub struct Clips {
     /// The files, as given.
@@ -21,7 +23,9 @@ impl Clips {
         let mut files = Vec::with_capacity(paths.len());
         let mut motions = Vec::with_capacity(paths.len());
         for path in paths {
+            let progress = Progress::spinner(&format!("reading {}", path.display()));
             let bvh = read_bvh_file(path)?;
+            drop(progress);
             if let Some(first) = files.first() {
                 same_joints(&paths[0], first, path, &bvh)?;
             }

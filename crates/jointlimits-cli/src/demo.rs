@@ -59,9 +59,11 @@ pub fn run(out: &Path) -> Result<()> {
     write_clip("exaggerated.bvh", &exaggerated)?;
 
     // Fit from the file just written, as a user would.
-    let reread = read_bvh_file(out.join("range_of_motion.bvh"))?.to_motion();
+    let reread_file = read_bvh_file(out.join("range_of_motion.bvh"))?;
+    let reread = reread_file.to_motion();
     let options = FitOptions::default();
-    let limits = fit_skeleton_limits(&skeleton, &[&reread], &options, &|_| {})?;
+    let limits = fit_skeleton_limits(&skeleton, &[&reread], &options, &|_| {})?
+        .for_skeleton(&reread_file.skeleton_as_written());
     let limits_path = out.join("limits.json");
     write_limits_file(&limits_path, &limits)?;
     let limits = read_limits_file(&limits_path)?;

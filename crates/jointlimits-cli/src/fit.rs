@@ -1,7 +1,6 @@
 //! `jointlimits fit`: learn limits from clips and write a limits file.
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
 use jointlimits::RotationLimit;
 use jointlimits::fit::{FitOptions, ReferenceChoice, ShapeKind, fit_skeleton_limits};
 use jointlimits::{Motion, SpaceKind};
@@ -10,6 +9,22 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::clips::Clips;
+use crate::progress::Progress;
+use crate::suggest::did_you_mean;
+
+/// The names `--shape` takes.
+const SHAPE_NAMES: [&str; 10] = [
+    "box",
+    "obb",
+    "ellipsoid",
+    "mvee",
+    "kdop",
+    "kdop3",
+    "kdop7",
+    "kdop13",
+    "hull",
+    "reach-cone",
+];
 
 /// Runs `jointlimits fit`.
 pub fn run(clip_paths: &[PathBuf], out: &Path, options: FitOptions) -> Result<()> {
@@ -17,17 +32,14 @@ pub fn run(clip_paths: &[PathBuf], out: &Path, options: FitOptions) -> Result<()
     let clips = Clips::read(clip_paths)?;
     let skeleton = clips.skeleton();
     let motions: Vec<&Motion> = clips.motions.iter().collect();
-    let progress = ProgressBar::new(skeleton.len().saturating_sub(1) as u64);
-    progress.set_style(
-        ProgressStyle::with_template("fitting {bar:30} {pos}/{len} joints {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let progress = Progress::bar("fitting", skeleton.len().saturating_sub(1) as u64, "joints");
     let limits = fit_skeleton_limits(skeleton, &motions, &options, &|name| {
-        progress.set_message(name.to_string());
-        progress.inc(1);
+        progress.say(name);
+        progress.step();
     });
-    progress.finish_and_clear();
-    let limits = limits?;
+    drop(progress);
+    // Recorded as files hold it, so that the limits match this clip and every clip written from it.
+    let limits = limits?.for_skeleton(&clips.files[0].skeleton_as_written());
     write_limits_file(out, &limits)?;
     let frames: usize = motions
         .iter()
@@ -71,13 +83,17 @@ pub fn parse_space(text: &str) -> Result<SpaceKind, String> {
     match text {
         "full" => Ok(SpaceKind::Full),
         "swing-twist" => Ok(SpaceKind::SwingTwist),
-        _ => Err(format!("expected full or swing-twist, found {text:?}")),
+        _ => Err(format!(
+            "expected full or swing-twist, found {text:?}{}",
+            did_you_mean(text, &["full", "swing-twist"])
+        )),
     }
 }
 
 /// Parses a shape name (see [`ShapeKind`]).
 pub fn parse_shape(text: &str) -> Result<ShapeKind, String> {
     text.parse()
+        .map_err(|e| format!("{e}{}", did_you_mean(text, &SHAPE_NAMES)))
 }
 
 /// Parses `bind`, `mean` or `frame:N`.

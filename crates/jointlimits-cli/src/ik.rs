@@ -9,11 +9,16 @@ use jointlimits::ik::{
 };
 use jointlimits::skeleton::Skeleton;
 use jointlimits_io::bvh::write_bvh_file;
-use jointlimits_io::read_limits_file;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
-use crate::clips::Clips;
+use crate::inputs;
+use crate::progress::Progress;
+use crate::suggest::did_you_mean;
+
+/// How `ik` takes its arguments, for hints.
+const USAGE: &str =
+    "jointlimits ik LIMITS.json CLIP.bvh -o OUT.bvh --chain ROOT..TIP --target X,Y,Z";
 
 /// A point to reach (or look at) over a range of frames (all frames when `None`).
 #[derive(Clone, Debug, PartialEq)]
@@ -53,12 +58,22 @@ pub struct IkRequest<'a> {
     pub method: Method,
     /// Solver settings; a tolerance of zero means 0.1% of the chain's length.
     pub options: IkOptions,
+    /// Use limits made for another skeleton than the clip's.
+    pub allow_other_skeleton: bool,
 }
 
 /// Runs `jointlimits ik`.
 pub fn run(request: IkRequest) -> Result<()> {
-    let limits = read_limits_file(request.limits)?;
-    let clips = Clips::read(&[PathBuf::from(request.input)])?;
+    let limits = inputs::read_limits(request.limits, USAGE)?;
+    let clips = inputs::read_clips(&[PathBuf::from(request.input)], USAGE)?;
+    if request.options.use_limits {
+        inputs::ensure_same_skeleton(
+            &limits,
+            request.limits,
+            &clips,
+            request.allow_other_skeleton,
+        )?;
+    }
     let skeleton = clips.skeleton();
     let limiter = limits.bind(skeleton).map_err(|e| {
         anyhow::anyhow!(
@@ -106,7 +121,9 @@ pub fn run(request: IkRequest) -> Result<()> {
     let mut summary = Summary::default();
     // Consecutive solved frames stay on one solution instead of flipping between poses that reach.
     let mut tracker = Tracker::new();
+    let progress = Progress::bar("solving", frame_count as u64, "frames");
     for frame in 0..frame_count {
+        progress.step();
         // The last target that covers the frame wins.
         let Some(target) = request
             .targets
@@ -146,6 +163,7 @@ pub fn run(request: IkRequest) -> Result<()> {
         let n = motion.joint_count;
         motion.rotations[frame * n..(frame + 1) * n].copy_from_slice(&pose.rotations);
     }
+    drop(progress);
     // With limits, what reads back stays inside them despite the file's rounding.
     let limits_used: Vec<Option<&JointLimit>> = per_joint
         .iter()
@@ -163,7 +181,7 @@ pub fn run(request: IkRequest) -> Result<()> {
         };
         (
             what,
-            "",
+            " clip units",
             format!("; {carried} kept on the last frame's solution"),
         )
     };
@@ -215,8 +233,9 @@ pub fn chain_path(skeleton: &Skeleton, spec: &str) -> Result<Vec<usize>> {
         skeleton.find(name.trim()).with_context(|| {
             let names: Vec<&str> = skeleton.joints().iter().map(|j| j.name.as_str()).collect();
             format!(
-                "--chain {spec}: no joint called {name:?} (joints: {})",
-                names.join(", ")
+                "--chain {spec}: no joint called {name:?}{} (joints: {})",
+                did_you_mean(name.trim(), &names),
+                list_of(&names)
             )
         })
     };
@@ -234,6 +253,16 @@ pub fn chain_path(skeleton: &Skeleton, spec: &str) -> Result<Vec<usize>> {
     }
     path.reverse();
     Ok(path)
+}
+
+/// The first names of a list, and how many more there are.
+fn list_of(names: &[&str]) -> String {
+    const SHOWN: usize = 40;
+    let mut text = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(", and {} more", names.len() - SHOWN));
+    }
+    text
 }
 
 /// Parses `X,Y,Z` or `X,Y,Z@FRAME` or `X,Y,Z@FIRST-LAST` (zero-based, inclusive).

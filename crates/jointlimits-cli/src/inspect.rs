@@ -108,6 +108,23 @@ pub fn report(file: &str, bvh: &Bvh) -> Report {
     }
 }
 
+/// The widest joint label the text report pads to; longer ones push their ranges right.
+const MAX_LABEL_WIDTH: usize = 48;
+
+/// The deepest indentation the text report draws; deeper joints say their depth instead.
+const MAX_INDENT_DEPTH: usize = 16;
+
+/// A joint's name indented by its depth in the tree (`[depth N]` past [`MAX_INDENT_DEPTH`], so a
+/// chain of any depth prints in bounded width).
+fn tree_label(joint: &JointReport) -> String {
+    let indent = "  ".repeat(joint.depth.min(MAX_INDENT_DEPTH));
+    if joint.depth > MAX_INDENT_DEPTH {
+        format!("{indent}[depth {}] {}", joint.depth, joint.name)
+    } else {
+        format!("{indent}{}", joint.name)
+    }
+}
+
 /// Writes the report as text: a summary, then the joint tree with each rotation channel's range.
 pub fn print_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "{}", report.file)?;
@@ -122,15 +139,16 @@ pub fn print_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> 
         report.channels
     )?;
     writeln!(out, "  joint tree, rotation channel ranges in degrees:")?;
-    let name_width = report
-        .joints
+    let labels: Vec<String> = report.joints.iter().map(tree_label).collect();
+    let name_width = labels
         .iter()
-        .map(|j| 2 * j.depth + j.name.len())
+        .map(|l| l.chars().count())
         .max()
-        .unwrap_or(0);
-    for joint in &report.joints {
-        let label = format!("{}{}", "  ".repeat(joint.depth), joint.name);
-        write!(out, "  {label:name_width$}")?;
+        .unwrap_or(0)
+        .min(MAX_LABEL_WIDTH);
+    for (joint, label) in report.joints.iter().zip(&labels) {
+        let padding = name_width.saturating_sub(label.chars().count());
+        write!(out, "  {label}{}", " ".repeat(padding))?;
         for range in &joint.ranges {
             let is_rotation = matches!(
                 Channel::from_name(&range.channel),
@@ -148,7 +166,9 @@ pub fn print_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> 
 
 /// Runs `jointlimits inspect`.
 pub fn run(file: &Path, json: bool) -> Result<()> {
+    let progress = crate::progress::Progress::spinner(&format!("reading {}", file.display()));
     let bvh = read_bvh_file(file).context("cannot inspect the clip")?;
+    drop(progress);
     let report = report(&file.display().to_string(), &bvh);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -6,7 +6,10 @@ mod clips;
 mod demo;
 mod fit;
 mod ik;
+mod inputs;
 mod inspect;
+mod progress;
+mod suggest;
 
 use clap::{Parser, Subcommand};
 use jointlimits::fit::{FitOptions, ReferenceChoice, ShapeKind};
@@ -83,6 +86,9 @@ enum Command {
         /// Soften projections: FALLOFF (per radian), RADIUS (radians), for example 1,0.1.
         #[arg(long, value_parser = apply::parse_softening)]
         soften: Option<Softening>,
+        /// Use limits made for another skeleton than the clip's (by default refused).
+        #[arg(long)]
+        allow_other_skeleton: bool,
     },
     /// Move a chain's end onto targets frame by frame, inside the limits (or, with --look-at,
     /// turn the chain to look at the targets), and write the clip.
@@ -127,6 +133,9 @@ enum Command {
         /// Ignore the limits (for comparison).
         #[arg(long)]
         no_limits: bool,
+        /// Use limits made for another skeleton than the clip's (by default refused).
+        #[arg(long)]
+        allow_other_skeleton: bool,
     },
     /// Report, per joint, the frames outside the limits; exit status 1 if any exceed the tolerance.
     Check {
@@ -141,6 +150,9 @@ enum Command {
         /// Violations up to this many degrees count as inside (0 to 360).
         #[arg(long, default_value_t = 0.0, value_parser = parse_tolerance, allow_negative_numbers = true)]
         tolerance: f64,
+        /// Use limits made for another skeleton than the clips' (by default refused).
+        #[arg(long)]
+        allow_other_skeleton: bool,
     },
 }
 
@@ -175,6 +187,12 @@ fn parse_subsample(text: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
+    // An interrupted run leaves no temporary file behind (130: the shell's code for Ctrl-C).
+    let _ = ctrlc::set_handler(|| {
+        jointlimits_io::atomic::remove_pending_temporaries();
+        std::process::exit(130);
+    });
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { out } => demo::run(&out).map(|()| true),
@@ -205,7 +223,8 @@ fn main() -> ExitCode {
             input,
             out,
             soften,
-        } => apply::run(&limits, &input, &out, soften).map(|()| true),
+            allow_other_skeleton,
+        } => apply::run(&limits, &input, &out, soften, allow_other_skeleton).map(|()| true),
         Command::Ik {
             limits,
             input,
@@ -220,6 +239,7 @@ fn main() -> ExitCode {
             tolerance,
             pole,
             no_limits,
+            allow_other_skeleton,
         } => (|| {
             if let Some(csv) = targets_csv {
                 targets.extend(ik::read_target_csv(&csv)?);
@@ -244,6 +264,7 @@ fn main() -> ExitCode {
                 aim,
                 method: solver,
                 options,
+                allow_other_skeleton,
             })
         })()
         .map(|()| true),
@@ -252,14 +273,43 @@ fn main() -> ExitCode {
             clips,
             json,
             tolerance,
-        } => check::run(&limits, &clips, json, tolerance),
+            allow_other_skeleton,
+        } => check::run(&limits, &clips, json, tolerance, allow_other_skeleton),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", error_message(&error));
             ExitCode::from(2)
         }
+    }
+}
+
+/// The error and its causes joined by `: `, each said once (a message that already quotes its
+/// cause does not get it repeated).
+fn error_message(error: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if message.contains(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
+}
+
+/// Lets a closed pipe end the program silently, as it does other command-line tools
+/// (`jointlimits inspect clip.bvh | head -1`); Rust's default turns it into an error on every
+/// write.
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of SIGPIPE at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

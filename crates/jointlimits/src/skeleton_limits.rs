@@ -6,6 +6,7 @@ use crate::fit::FitOptions;
 use crate::joint_limit::JointLimit;
 use crate::limiter::Limiter;
 use crate::skeleton::Skeleton;
+use crate::skeleton_record::{SkeletonDifference, SkeletonRecord};
 use crate::validation::InvalidField;
 
 /// The format name written into every limits file.
@@ -23,6 +24,10 @@ pub struct SkeletonLimits {
     /// How the limits were fitted, when they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fitted_with: Option<FitOptions>,
+    /// The skeleton the limits were made for, when recorded (files that `fit` writes record it;
+    /// hand-written files may leave it out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skeleton: Option<SkeletonRecord>,
     /// One limit per limited joint.
     pub joints: Vec<JointLimit>,
 }
@@ -50,6 +55,9 @@ pub enum LimitsError {
         /// The field and the problem.
         source: InvalidField,
     },
+    /// The recorded skeleton has a non-finite offset.
+    #[error("skeleton: an offset is not finite")]
+    InvalidSkeleton,
     /// Two entries for one joint.
     #[error("joint {joint:?} is limited twice")]
     DuplicateJoint {
@@ -79,8 +87,23 @@ impl SkeletonLimits {
             format: FORMAT_NAME.to_string(),
             version: FORMAT_VERSION,
             fitted_with,
+            skeleton: None,
             joints,
         }
+    }
+
+    /// The same limits, recording `skeleton` as the one they were made for.
+    pub fn for_skeleton(mut self, skeleton: &Skeleton) -> SkeletonLimits {
+        self.skeleton = Some(SkeletonRecord::of(skeleton));
+        self
+    }
+
+    /// How `skeleton` differs from the one the limits were made for (empty when it is the same,
+    /// or when none was recorded).
+    pub fn skeleton_differences(&self, skeleton: &Skeleton) -> Vec<SkeletonDifference> {
+        self.skeleton
+            .as_ref()
+            .map_or_else(Vec::new, |record| record.differences(skeleton))
     }
 
     /// Checks the format, version, numbers and joint names.
@@ -94,6 +117,9 @@ impl SkeletonLimits {
             return Err(LimitsError::UnsupportedVersion {
                 found: self.version,
             });
+        }
+        if self.skeleton.as_ref().is_some_and(|s| !s.is_finite()) {
+            return Err(LimitsError::InvalidSkeleton);
         }
         let mut seen = std::collections::HashSet::new();
         for limit in &self.joints {

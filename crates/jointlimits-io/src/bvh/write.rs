@@ -81,12 +81,7 @@ impl Bvh {
                     writeln!(out, "{indent}{keyword} {}", joint.name)?;
                     writeln!(out, "{indent}{{")?;
                     let channels = &self.channels[index];
-                    let mut o = joint.offset;
-                    for channel in channels {
-                        if let Channel::Position(axis) = channel {
-                            o[axis.index()] = 0.0;
-                        }
-                    }
+                    let o = self.written_offset(index);
                     writeln!(out, "{indent}\tOFFSET {} {} {}", o.x, o.y, o.z)?;
                     write!(out, "{indent}\tCHANNELS {}", channels.len())?;
                     for channel in channels {
@@ -116,6 +111,31 @@ impl Bvh {
 }
 
 impl Bvh {
+    /// Joint `joint`'s offset as the writer writes it: 0 in every component a position channel
+    /// animates (see the module documentation).
+    fn written_offset(&self, joint: usize) -> glam::Vec3 {
+        let mut offset = self.skeleton.joints()[joint].offset;
+        for channel in &self.channels[joint] {
+            if let Channel::Position(axis) = channel {
+                offset[axis.index()] = 0.0;
+            }
+        }
+        offset
+    }
+
+    /// The skeleton as a written file holds it (offsets as [`Bvh::write`] writes them), which
+    /// reads the same from this clip and from any file written from it: what a limits file
+    /// records as the skeleton it was made for.
+    pub fn skeleton_as_written(&self) -> jointlimits::Skeleton {
+        let joints = (0..self.skeleton.len())
+            .map(|j| jointlimits::Joint {
+                offset: self.written_offset(j),
+                ..self.skeleton.joints()[j].clone()
+            })
+            .collect();
+        jointlimits::Skeleton::new(joints).expect("the same hierarchy with finite offsets")
+    }
+
     /// Every offset, end site and motion value is finite; otherwise an error naming the joint and,
     /// for a motion value, the frame and channel.
     pub fn check_finite(&self) -> Result<(), BvhError> {

@@ -358,5 +358,5 @@ pub fn fit_skeleton_limits(
             limit
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(crate::SkeletonLimits::new(limits, Some(*options)))
+    Ok(crate::SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton))
 }

@@ -1,0 +1,110 @@
+//! Reading a command's inputs with the checks a user needs: a limits file and a clip given in the
+//! wrong order, and limits made for another skeleton than the clip's.
+
+use anyhow::{Result, bail};
+use jointlimits::{SkeletonDifference, SkeletonLimits};
+use jointlimits_io::read_limits_file;
+use std::path::Path;
+
+use crate::clips::Clips;
+
+/// How many differing joints an error lists before it says how many more there are.
+const LISTED_DIFFERENCES: usize = 8;
+
+/// Reads the limits file at `path`; when it fails because the file is a BVH clip, says that the
+/// arguments are in the wrong order and how `usage` expects them.
+pub fn read_limits(path: &Path, usage: &str) -> Result<SkeletonLimits> {
+    read_limits_file(path).map_err(|error| {
+        if starts_with_word(path, "HIERARCHY") {
+            anyhow::anyhow!(
+                "{} is a BVH clip, not a limits file: the limits file comes first ({usage})",
+                path.display()
+            )
+        } else {
+            error.into()
+        }
+    })
+}
+
+/// Reads the clips at `paths`; when one fails because it is a limits file, says that the
+/// arguments are in the wrong order and how `usage` expects them.
+pub fn read_clips(paths: &[std::path::PathBuf], usage: &str) -> Result<Clips> {
+    Clips::read(paths).map_err(
+        |error| match paths.iter().find(|p| starts_with_word(p, "{")) {
+            Some(path) => anyhow::anyhow!(
+                "{} is a limits file, not a BVH clip: the limits file comes first ({usage})",
+                path.display()
+            ),
+            None => error,
+        },
+    )
+}
+
+/// Refuses limits made for another skeleton than each clip's (unless `allow`), naming the joints
+/// that differ. Limits that record no skeleton are taken as they are.
+pub fn ensure_same_skeleton(
+    limits: &SkeletonLimits,
+    limits_path: &Path,
+    clips: &Clips,
+    allow: bool,
+) -> Result<()> {
+    for (path, file) in clips.paths.iter().zip(&clips.files) {
+        let differences = limits.skeleton_differences(&file.skeleton_as_written());
+        if differences.is_empty() {
+            continue;
+        }
+        let listed = describe(&differences);
+        if allow {
+            eprintln!(
+                "warning: {} was made for another skeleton than {}'s ({listed}); going on as asked",
+                limits_path.display(),
+                path.display()
+            );
+        } else {
+            bail!(
+                "{} was made for another skeleton than {}'s: {listed}. Limits are measured in each \
+                 joint's rest frame, so they mean other poses on another skeleton; pass \
+                 --allow-other-skeleton to use them anyway",
+                limits_path.display(),
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `N joints differ: a; b; … (and M more)`.
+fn describe(differences: &[SkeletonDifference]) -> String {
+    let listed: Vec<String> = differences
+        .iter()
+        .take(LISTED_DIFFERENCES)
+        .map(ToString::to_string)
+        .collect();
+    let more = differences.len().saturating_sub(LISTED_DIFFERENCES);
+    let tail = if more > 0 {
+        format!(" (and {more} more)")
+    } else {
+        String::new()
+    };
+    format!(
+        "{} difference(s): {}{tail}",
+        differences.len(),
+        listed.join("; ")
+    )
+}
+
+/// Whether the file's first non-blank text starts with `word` (ASCII case ignored).
+fn starts_with_word(path: &Path, word: &str) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let Ok(read) = file.read(&mut head) else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&head[..read]);
+    let text = text.trim_start_matches('\u{feff}').trim_start();
+    text.get(..word.len())
+        .is_some_and(|start| start.eq_ignore_ascii_case(word))
+}
