@@ -48,8 +48,10 @@ pub fn run(
     }
     drop(progress);
     let limits: Vec<_> = (0..joint_count).map(|j| limiter.joint_limit(j)).collect();
+    let writing = Progress::spinner(&format!("writing {}", out.display()));
     let (bvh, written) = clips.files[0].with_allowed_motion(&motion, &limits)?;
     write_bvh_file(out, &bvh)?;
+    drop(writing);
     println!(
         "limited {}: {} of {} frames changed, {} joint corrections; wrote {}",
         input.display(),

@@ -169,8 +169,10 @@ pub fn run(request: IkRequest) -> Result<()> {
         .iter()
         .map(|limit| limit.as_ref().filter(|_| request.options.use_limits))
         .collect();
+    let writing = Progress::spinner(&format!("writing {}", request.out.display()));
     let (bvh, _) = clips.files[0].with_allowed_motion(&motion, &limits_used)?;
     write_bvh_file(request.out, &bvh)?;
+    drop(writing);
     let (what, unit, kept) = if request.look_at {
         ("aimed within 0.06°".to_string(), "°", String::new())
     } else {

@@ -187,6 +187,7 @@ fn parse_subsample(text: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
+    progress::mark_start();
     quiet_on_closed_pipe();
     // An interrupted run leaves no temporary file behind (130: the shell's code for Ctrl-C).
     let _ = ctrlc::set_handler(|| {

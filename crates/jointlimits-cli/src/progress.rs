@@ -1,16 +1,25 @@
-//! Progress on stderr for work that runs longer than about a second: nothing for quick runs,
-//! nothing when stderr is not a terminal (pipes, logs, tests).
+//! Progress on stderr once a command has run for about a second: nothing for quick runs, nothing
+//! when stderr is not a terminal (pipes, logs, tests). Each stage of a long command (reading,
+//! limiting, writing) shows its own bar or spinner while it runs.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// How long work runs before its progress appears.
+/// How long a command runs before progress appears.
 const SHOW_AFTER: Duration = Duration::from_secs(1);
 
+/// When the command started.
+static STARTED: OnceLock<Instant> = OnceLock::new();
+
+/// Marks the command's start, from which [`SHOW_AFTER`] counts (else the first progress marks it).
+pub fn mark_start() {
+    STARTED.get_or_init(Instant::now);
+}
+
 /// A progress bar (with a known amount of work) or spinner (without) that shows itself once the
-/// work has run for [`SHOW_AFTER`], and disappears when dropped.
+/// command has run for [`SHOW_AFTER`], and disappears when dropped.
 pub struct Progress {
     bar: ProgressBar,
     finished: Arc<AtomicBool>,
@@ -39,11 +48,12 @@ impl Progress {
         Progress::start(bar)
     }
 
-    /// A watcher thread reveals the bar after [`SHOW_AFTER`] and keeps it ticking.
+    /// A watcher thread reveals the bar once the command has run for [`SHOW_AFTER`] and keeps it
+    /// ticking.
     fn start(bar: ProgressBar) -> Progress {
         let finished = Arc::new(AtomicBool::new(false));
         let (watched, done) = (bar.clone(), finished.clone());
-        let started = Instant::now();
+        let started = *STARTED.get_or_init(Instant::now);
         std::thread::spawn(move || {
             let mut shown = false;
             while !done.load(Ordering::Relaxed) {
