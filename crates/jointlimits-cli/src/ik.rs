@@ -295,7 +295,11 @@ fn parse_frames(text: &str) -> Result<RangeInclusive<usize>, String> {
     Ok(first..=last)
 }
 
-/// Parses `X,Y,Z` (finite numbers).
+/// The largest coordinate a target, pole or aim may have, in clip units: far beyond any scene,
+/// small enough that squared distances stay finite in f32.
+pub const MAX_COORDINATE: f32 = 1e9;
+
+/// Parses `X,Y,Z` (finite numbers of magnitude at most [`MAX_COORDINATE`]).
 pub fn parse_vec3(text: &str) -> Result<Vec3, String> {
     let parts: Vec<&str> = text.split(',').collect();
     if parts.len() != 3 {
@@ -307,8 +311,13 @@ pub fn parse_vec3(text: &str) -> Result<Vec3, String> {
             .trim()
             .parse::<f32>()
             .ok()
-            .filter(|x| x.is_finite())
-            .ok_or_else(|| format!("{:?} is not a finite number in {text:?}", part.trim()))?;
+            .filter(|x| x.is_finite() && x.abs() <= MAX_COORDINATE)
+            .ok_or_else(|| {
+                format!(
+                    "{:?} in {text:?} is not a finite number of magnitude at most {MAX_COORDINATE:e}",
+                    part.trim()
+                )
+            })?;
     }
     Ok(Vec3::from(v))
 }

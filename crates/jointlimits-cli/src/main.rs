@@ -121,10 +121,10 @@ enum Command {
         #[arg(long, default_value = "relaxation", value_parser = ik::parse_method)]
         solver: ik::Method,
         /// Most iterations per frame.
-        #[arg(long, default_value_t = 100)]
-        iterations: usize,
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        iterations: u32,
         /// Success distance in clip units (default 0.1% of the chain's length).
-        #[arg(long)]
+        #[arg(long, value_parser = parse_ik_tolerance, allow_negative_numbers = true)]
         tolerance: Option<f32>,
         /// X,Y,Z: the world direction a straight chain bends toward (two-bone: the knee or
         /// elbow's side).
@@ -179,6 +179,11 @@ fn parse_tolerance(text: &str) -> Result<f64, String> {
 /// `fit --padding`: degrees, 0 to 180.
 fn parse_padding(text: &str) -> Result<f64, String> {
     number_within(text, 0.0, 180.0, "degrees")
+}
+
+/// `ik --tolerance`: clip units, 0 to [`ik::MAX_COORDINATE`].
+fn parse_ik_tolerance(text: &str) -> Result<f32, String> {
+    number_within(text, 0.0, f64::from(ik::MAX_COORDINATE), "clip units").map(|t| t as f32)
 }
 
 /// `fit --subsample`: radians, 0 to π.
@@ -249,7 +254,7 @@ fn main() -> ExitCode {
                 anyhow::bail!("give at least one --target or a --targets-csv track");
             }
             let options = jointlimits::ik::IkOptions {
-                max_iterations: iterations.max(1),
+                max_iterations: iterations as usize,
                 tolerance: tolerance.unwrap_or(0.0),
                 use_limits: !no_limits,
                 pole,

@@ -465,3 +465,52 @@ fn ik_reports_distances_with_their_unit() {
     assert!(text.contains("clip units"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn ik_refuses_options_it_cannot_honour() {
+    let Some(clip) = fixture("cmu_mb2/12_01_walk.bvh") else {
+        return;
+    };
+    let dir = scratch("ik-options");
+    let limits = fit(&dir, &clip);
+    let out = dir.join("out.bvh");
+    let out_s = out.to_str().unwrap();
+    for (option, value) in [
+        ("--tolerance", "nan"),
+        ("--tolerance", "-1"),
+        ("--tolerance", "inf"),
+        ("--target", "1e30,0,0"),
+        ("--target", "nan,0,0"),
+        ("--pole", "0,3e38,0"),
+        ("--iterations", "0"),
+        ("--iterations", "18446744073709551615"),
+    ] {
+        let mut args = vec![
+            "ik",
+            &limits,
+            &clip,
+            "-o",
+            out_s,
+            "--chain",
+            "LeftArm..LeftHand",
+        ];
+        if option != "--target" {
+            args.extend(["--target", "1,1,1@0-3"]);
+        }
+        args.extend([option, value]);
+        let run = jointlimits(&args);
+        assert_eq!(
+            run.status.code(),
+            Some(2),
+            "{option} {value}: {}",
+            stderr(&run)
+        );
+        assert!(
+            stderr(&run).contains(&format!("for '{option}")),
+            "{option} {value}: {}",
+            stderr(&run)
+        );
+        assert!(!out.exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
