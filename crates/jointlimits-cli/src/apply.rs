@@ -26,7 +26,8 @@ pub fn run(
         }
     }
     let clips = inputs::read_clips(&[PathBuf::from(input)], USAGE)?;
-    inputs::ensure_same_skeleton(&limits, limits_path, &clips, allow_other_skeleton)?;
+    let limits = inputs::ensure_same_skeleton(limits, limits_path, &clips, allow_other_skeleton)?;
+    inputs::ensure_output_is_not_an_input(out, &[limits_path, input])?;
     let skeleton = clips.skeleton();
     let mut limiter = limits.bind(skeleton).map_err(|e| {
         anyhow::anyhow!(

@@ -156,7 +156,7 @@ pub fn run(
 ) -> Result<bool> {
     let limits = inputs::read_limits(limits_path, USAGE)?;
     let clips = inputs::read_clips(clip_paths, USAGE)?;
-    inputs::ensure_same_skeleton(&limits, limits_path, &clips, allow_other_skeleton)?;
+    let limits = inputs::ensure_same_skeleton(limits, limits_path, &clips, allow_other_skeleton)?;
     let motions: Vec<&Motion> = clips.motions.iter().collect();
     let mut report = measure(&limits, clips.skeleton(), &motions, tolerance_deg).map_err(|e| {
         anyhow!(

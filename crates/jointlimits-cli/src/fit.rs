@@ -30,6 +30,8 @@ const SHAPE_NAMES: [&str; 10] = [
 pub fn run(clip_paths: &[PathBuf], out: &Path, options: FitOptions) -> Result<()> {
     let started = Instant::now();
     let clips = Clips::read(clip_paths)?;
+    let inputs: Vec<&Path> = clip_paths.iter().map(PathBuf::as_path).collect();
+    crate::inputs::ensure_output_is_not_an_input(out, &inputs)?;
     let skeleton = clips.skeleton();
     let motions: Vec<&Motion> = clips.motions.iter().collect();
     let progress = Progress::bar("fitting", skeleton.len().saturating_sub(1) as u64, "joints");

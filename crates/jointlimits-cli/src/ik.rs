@@ -66,14 +66,12 @@ pub struct IkRequest<'a> {
 pub fn run(request: IkRequest) -> Result<()> {
     let limits = inputs::read_limits(request.limits, USAGE)?;
     let clips = inputs::read_clips(&[PathBuf::from(request.input)], USAGE)?;
-    if request.options.use_limits {
-        inputs::ensure_same_skeleton(
-            &limits,
-            request.limits,
-            &clips,
-            request.allow_other_skeleton,
-        )?;
-    }
+    let limits = if request.options.use_limits {
+        inputs::ensure_same_skeleton(limits, request.limits, &clips, request.allow_other_skeleton)?
+    } else {
+        limits
+    };
+    inputs::ensure_output_is_not_an_input(request.out, &[request.limits, request.input])?;
     let skeleton = clips.skeleton();
     let limiter = limits.bind(skeleton).map_err(|e| {
         anyhow::anyhow!(
@@ -329,7 +327,12 @@ pub fn parse_method(text: &str) -> Result<Method, String> {
     }
     Solver::from_name(text)
         .map(Method::Iterative)
-        .ok_or_else(|| format!("unknown solver {text:?}: use relaxation, fabrik, ccd or two-bone"))
+        .ok_or_else(|| {
+            format!(
+                "unknown solver {text:?}: use relaxation, fabrik, ccd or two-bone{}",
+                did_you_mean(text, &["relaxation", "fabrik", "ccd", "two-bone"])
+            )
+        })
 }
 
 /// Reads a target track: one `FRAME,X,Y,Z` per line (zero-based frames; blank lines, `#`

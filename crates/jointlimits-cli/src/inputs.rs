@@ -40,14 +40,45 @@ pub fn read_clips(paths: &[std::path::PathBuf], usage: &str) -> Result<Clips> {
     )
 }
 
+/// Refuses to write `out` when it is one of the command's `inputs` (the same file, by any path).
+pub fn ensure_output_is_not_an_input(out: &Path, inputs: &[&Path]) -> Result<()> {
+    let Ok(written) = std::fs::metadata(out) else {
+        return Ok(());
+    };
+    for input in inputs {
+        if std::fs::metadata(input).is_ok_and(|read| same_file(&written, &read)) {
+            bail!(
+                "refusing to write {} over the input {}: give another output",
+                out.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Whether two metadata describe one file.
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        a.len() == b.len() && a.modified().ok() == b.modified().ok()
+    }
+}
+
 /// Refuses limits made for another skeleton than each clip's (unless `allow`), naming the joints
-/// that differ. Limits that record no skeleton are taken as they are.
+/// that differ. Limits that record no skeleton are taken as they are. When allowed, limits of
+/// joints a clip lacks are dropped (with the warning), so the rest apply.
 pub fn ensure_same_skeleton(
-    limits: &SkeletonLimits,
+    mut limits: SkeletonLimits,
     limits_path: &Path,
     clips: &Clips,
     allow: bool,
-) -> Result<()> {
+) -> Result<SkeletonLimits> {
     for (path, file) in clips.paths.iter().zip(&clips.files) {
         let differences = limits.skeleton_differences(&file.skeleton_as_written());
         if differences.is_empty() {
@@ -60,6 +91,9 @@ pub fn ensure_same_skeleton(
                 limits_path.display(),
                 path.display()
             );
+            limits
+                .joints
+                .retain(|limit| file.skeleton.find(&limit.joint).is_some());
         } else {
             bail!(
                 "{} was made for another skeleton than {}'s: {listed}. Limits are measured in each \
@@ -70,7 +104,7 @@ pub fn ensure_same_skeleton(
             );
         }
     }
-    Ok(())
+    Ok(limits)
 }
 
 /// `N joints differ: a; b; … (and M more)`.

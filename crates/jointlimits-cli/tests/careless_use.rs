@@ -514,3 +514,45 @@ fn ik_refuses_options_it_cannot_honour() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn an_output_that_is_an_input_is_refused() {
+    let Some(clip) = fixture("cmu_mb2/12_01_walk.bvh") else {
+        return;
+    };
+    let dir = scratch("same-file");
+    let copy = dir.join("clip.bvh");
+    std::fs::copy(&clip, &copy).unwrap();
+    let copy_s = copy.to_str().unwrap();
+    let limits = fit(&dir, copy_s);
+    let before = (
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(&limits).unwrap(),
+    );
+    for args in [
+        vec!["fit", copy_s, "-o", copy_s],
+        vec!["apply", &limits, copy_s, "-o", copy_s],
+        vec!["apply", &limits, copy_s, "-o", &limits],
+        vec![
+            "ik",
+            &limits,
+            copy_s,
+            "-o",
+            copy_s,
+            "--chain",
+            "LeftArm..LeftHand",
+            "--target",
+            "1,1,1",
+        ],
+    ] {
+        let run = jointlimits(&args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&run).contains("over the input"), "{}", stderr(&run));
+    }
+    let after = (
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(&limits).unwrap(),
+    );
+    assert!(before == after, "an input was changed");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -466,14 +466,25 @@ fn apply_then_check_agree_on_random_poses_at_the_default_tolerance() {
         jointlimits_io::Bvh::from_motion(&bvh.skeleton, &bvh.channels, &random_pose_clip(&bvh));
     jointlimits_io::write_bvh_file(&random, &clip.unwrap()).unwrap();
     let random = random.to_str().unwrap();
-    for shape in ["box", "ellipsoid", "kdop13", "hull"] {
-        let limits = dir.join(format!("{shape}.json"));
+    // Reach cones and swing-twist boxes once left 0.002° outside on such poses.
+    for (space, shape) in [
+        ("full", "box"),
+        ("full", "ellipsoid"),
+        ("full", "kdop13"),
+        ("full", "hull"),
+        ("swing-twist", "box"),
+        ("swing-twist", "ellipsoid"),
+        ("full", "reach-cone"),
+    ] {
+        let limits = dir.join(format!("{space}-{shape}.json"));
         let limits = limits.to_str().unwrap();
         let fit = jointlimits(&[
             "fit",
             path.to_str().unwrap(),
             "-o",
             limits,
+            "--space",
+            space,
             "--shape",
             shape,
             "--skip-frames",
@@ -484,7 +495,7 @@ fn apply_then_check_agree_on_random_poses_at_the_default_tolerance() {
             "{}",
             String::from_utf8_lossy(&fit.stderr)
         );
-        let limited = dir.join(format!("{shape}-limited.bvh"));
+        let limited = dir.join(format!("{space}-{shape}-limited.bvh"));
         let limited = limited.to_str().unwrap();
         let apply = jointlimits(&["apply", limits, random, "-o", limited]);
         assert!(

@@ -310,3 +310,65 @@ fn joints_with_one_or_two_rotation_channels_are_limited_within_them() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// [`few_channel_clip`]'s skeleton with every rotation channel uniformly random in ±180°.
+fn few_channel_random_clip() -> String {
+    let natural = few_channel_clip(1.0);
+    let header = &natural[..natural.find("MOTION").unwrap()];
+    let mut text = format!("{header}MOTION\nFrames: 200\nFrame Time: 0.01\n");
+    let mut rng = jointlimits_testdata::SplitMix(7);
+    for _ in 0..200 {
+        let mut angle = || 180.0 * rng.next_signed();
+        let (knee, x, z) = (angle(), angle(), angle());
+        text.push_str(&format!("0 90 0 0 0 0 {knee:.4} {x:.4} {z:.4}\n"));
+    }
+    text
+}
+
+/// Where the nearest expressible rotation is outside and an allowed one lies far away in the
+/// channels' angles, the writer still finds an allowed one (once, 15° outside was written with a
+/// warning that no allowed rotation was expressible).
+#[test]
+fn few_channel_joints_reach_allowed_rotations_from_anywhere() {
+    let dir = scratch("few-random");
+    let (natural, random, out) = (
+        dir.join("natural.bvh"),
+        dir.join("random.bvh"),
+        dir.join("out.bvh"),
+    );
+    std::fs::write(&natural, few_channel_clip(1.0)).unwrap();
+    std::fs::write(&random, few_channel_random_clip()).unwrap();
+    let limits = dir.join("limits.json");
+    let limits_s = limits.to_str().unwrap();
+    for (space, shape) in [("full", "box"), ("swing-twist", "box")] {
+        succeed(&[
+            "fit",
+            natural.to_str().unwrap(),
+            "-o",
+            limits_s,
+            "--space",
+            space,
+            "--shape",
+            shape,
+            "--padding",
+            "0",
+        ]);
+        let apply = jointlimits(&[
+            "apply",
+            limits_s,
+            random.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(apply.status.success());
+        let warnings = String::from_utf8_lossy(&apply.stderr);
+        assert!(!warnings.contains("warning"), "{space} {shape}: {warnings}");
+        let check = jointlimits(&["check", limits_s, out.to_str().unwrap(), "--tolerance", "0"]);
+        assert!(
+            check.status.success(),
+            "{space} {shape}: {}",
+            String::from_utf8_lossy(&check.stdout)
+        );
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -158,6 +158,32 @@ fn hostile_numbers_are_refused_naming_joint_and_field() {
         *limits["joints"][0].pointer_mut(pointer).unwrap() = value;
         assert_refused(&dir, clip, &limits, field);
     }
+    // A region wholly beyond the rotations (limit-space points of rotations lie within 2π).
+    let mut limits = full.clone();
+    *limits["joints"][0]
+        .pointer_mut("/region/shape/frame/center")
+        .unwrap() = json!([8.0, 0, 0]);
+    *limits["joints"][0]
+        .pointer_mut("/region/shape/semi_axes")
+        .unwrap() = json!([0.5, 0.5, 0.5]);
+    assert_refused(&dir, clip, &limits, "region.shape: holds no rotation");
+    // The recorded skeleton: offsets too large to compare, a name twice (LHipJoint is joint 1).
+    for (pointer, value, field) in [
+        (
+            "/skeleton/joints/1/offset",
+            json!([1e20, 0, 0]),
+            "skeleton.joints[1].offset",
+        ),
+        (
+            "/skeleton/joints/6/name",
+            json!("LHipJoint"),
+            "skeleton.joints[6].name: names a joint twice",
+        ),
+    ] {
+        let mut limits = full.clone();
+        *limits.pointer_mut(pointer).unwrap() = value;
+        assert_refused(&dir, clip, &limits, field);
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 

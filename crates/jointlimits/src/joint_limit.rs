@@ -95,9 +95,15 @@ impl JointLimit {
     /// region's metric (0 when allowed): what `check` reports, path-independent.
     #[inline]
     pub fn violation(&self, local: Quat) -> f32 {
-        self.region
-            .nearest(self.relative(local), &LimitContext::NONE)
-            .violation
+        let nearest = self
+            .region
+            .nearest(self.relative(local), &LimitContext::NONE);
+        // What `contains` accepts (within the boundary tolerance) counts as no violation.
+        if nearest.inside {
+            0.0
+        } else {
+            nearest.violation
+        }
     }
 
     /// Every stored number is finite and consistent: a unit reference, a valid region and

@@ -55,9 +55,6 @@ pub enum LimitsError {
         /// The field and the problem.
         source: InvalidField,
     },
-    /// The recorded skeleton has a non-finite offset.
-    #[error("skeleton: an offset is not finite")]
-    InvalidSkeleton,
     /// Two entries for one joint.
     #[error("joint {joint:?} is limited twice")]
     DuplicateJoint {
@@ -118,8 +115,8 @@ impl SkeletonLimits {
                 found: self.version,
             });
         }
-        if self.skeleton.as_ref().is_some_and(|s| !s.is_finite()) {
-            return Err(LimitsError::InvalidSkeleton);
+        if let Some(Err((joint, source))) = self.skeleton.as_ref().map(SkeletonRecord::validate) {
+            return Err(LimitsError::InvalidField { joint, source });
         }
         let mut seen = std::collections::HashSet::new();
         for limit in &self.joints {

@@ -9,6 +9,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::skeleton::Skeleton;
+use crate::validation::InvalidField;
+
+/// The largest offset component a record may hold, in file units: beyond any skeleton in any
+/// unit.
+pub const MAX_OFFSET: f32 = 1e9;
 
 /// How far two offsets may differ and still count as the same, relative to the longer one:
 /// what rounding to five decimals in a file leaves.
@@ -122,11 +127,37 @@ impl SkeletonRecord {
         differences
     }
 
-    /// Whether every offset is finite (the only invariant a record has).
-    pub fn is_finite(&self) -> bool {
-        self.joints
-            .iter()
-            .all(|j| j.offset.iter().all(|c| c.is_finite()))
+    /// Every offset finite and at most [`MAX_OFFSET`] long in each component, every name once,
+    /// every parent an earlier joint; otherwise the joint and the problem.
+    pub fn validate(&self) -> Result<(), (String, InvalidField)> {
+        let mut seen = std::collections::HashSet::new();
+        for (i, joint) in self.joints.iter().enumerate() {
+            let fail = |field: &str, problem: String| {
+                Err((
+                    joint.name.clone(),
+                    InvalidField::new(format!("skeleton.joints[{i}].{field}"), problem),
+                ))
+            };
+            if let Some(c) = joint
+                .offset
+                .iter()
+                .find(|c| !c.is_finite() || c.abs() > MAX_OFFSET)
+            {
+                return fail(
+                    "offset",
+                    format!("{c} is not a finite number within ±{MAX_OFFSET:e}"),
+                );
+            }
+            if let Some(parent) = &joint.parent
+                && !seen.contains(parent.as_str())
+            {
+                return fail("parent", format!("{parent:?} is not an earlier joint"));
+            }
+            if !seen.insert(joint.name.as_str()) {
+                return fail("name", "names a joint twice".to_string());
+            }
+        }
+        Ok(())
     }
 }
 
@@ -137,10 +168,14 @@ fn parent_name(parent: &Option<String>) -> String {
         .map_or_else(|| "no parent".to_string(), |p| format!("{p:?}"))
 }
 
-/// Offsets equal up to [`OFFSET_TOLERANCE`] of the longer one (and 1e-6 absolute).
+/// Offsets equal up to [`OFFSET_TOLERANCE`] of the longer one (and 1e-6 absolute), computed in
+/// f64 so that no length overflows.
 fn same_offset(a: [f32; 3], b: [f32; 3]) -> bool {
-    let (a, b) = (glam::Vec3::from(a), glam::Vec3::from(b));
-    a.distance(b) <= OFFSET_TOLERANCE * a.length().max(b.length()) + 1e-6
+    let (a, b) = (
+        glam::Vec3::from(a).as_dvec3(),
+        glam::Vec3::from(b).as_dvec3(),
+    );
+    a.distance(b) <= f64::from(OFFSET_TOLERANCE) * a.length().max(b.length()) + 1e-6
 }
 
 #[cfg(test)]

@@ -68,8 +68,30 @@ pub fn bounded(field: &str, value: f32) -> Result<(), InvalidField> {
     require(
         value.is_finite() && value.abs() <= MAX_COORDINATE,
         field,
-        || format!("{value} is not a finite number within ±{MAX_COORDINATE:.4} (4π)"),
+        || {
+            if value.is_infinite() {
+                format!(
+                    "{value}: not finite, or beyond the range of f32; at most ±{MAX_COORDINATE:.4} (64π)"
+                )
+            } else {
+                format!("{value} is not a finite number within ±{MAX_COORDINATE:.4} (64π)")
+            }
+        },
     )
+}
+
+/// A shape that holds some limit-space point of a rotation (within 2π of the origin); one wholly
+/// beyond allows no rotation at all.
+pub fn reaches_rotations(
+    field: &str,
+    shape: &impl crate::shape::LimitShape,
+) -> Result<(), InvalidField> {
+    let nearest = shape.distance(Vec3::ZERO);
+    require(nearest < 2.0 * PI, field, || {
+        format!(
+            "holds no rotation: its nearest point is {nearest:.4} rad from the identity, beyond 2π"
+        )
+    })
 }
 
 /// Every component [`bounded`].

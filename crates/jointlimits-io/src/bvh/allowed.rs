@@ -7,12 +7,15 @@
 //! will, and while that is outside, projects it again and rewrites it: alternating between the
 //! allowed set and what the channels can express.
 
-use super::{Bvh, BvhError};
+use super::{Bvh, BvhError, Channel};
 use glam::Quat;
 use jointlimits::{JointLimit, Motion};
 
 /// Most projections and rewrites of one rotation before the best one is kept.
 const MAX_ROUNDS: usize = 8;
+
+/// The grid over a one- or two-channel joint's angles searched for an allowed rotation, degrees.
+const GRID_STEP_DEGREES: f32 = 2.0;
 
 /// What [`Bvh::with_allowed_motion`] had to do.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -31,8 +34,9 @@ impl Bvh {
     /// joint's limit (`limits[joint]`) reads back inside it too. A limited joint with fewer than
     /// three rotation channels gets an allowed rotation its channels express.
     ///
-    /// Rotations that `motion` has outside (softened ones, joints without a limit) are written as
-    /// they are.
+    /// Rotations the command did not change (equal to the clip's own) and softened rotations that
+    /// `motion` has outside are written as they are; every other rotation of a limited joint is
+    /// written inside its limit, even when `motion` has it a rounding error outside.
     ///
     /// # Errors
     /// Those of [`Bvh::with_motion`].
@@ -52,9 +56,11 @@ impl Bvh {
             for (joint, limit) in limits.iter().enumerate() {
                 let Some(limit) = limit else { continue };
                 let written = bvh.transform(frame, joint).0;
-                if written == wanted[joint]
-                    || limit.contains(written)
-                    || !limit.contains(wanted[joint])
+                // Allowed as written; or untouched by the command, so kept as read; or softened,
+                // so outside on purpose.
+                if limit.contains(written)
+                    || wanted[joint] == self.transform(frame, joint).0
+                    || (limit.softening.is_some() && !limit.contains(wanted[joint]))
                 {
                     continue;
                 }
@@ -85,8 +91,24 @@ impl Bvh {
             limit.violation(written),
             self.values[at..at + width].to_vec(),
         );
-        for _ in 0..MAX_ROUNDS {
-            written = self.set_rotation(frame, joint, limit.limit(written))?;
+        for round in 0..MAX_ROUNDS {
+            // From the second round on, aim past the boundary by a growing multiple of the
+            // correction (1×, 2×, 4× … as far again), so that rounding to the channels' text
+            // cannot carry the rotation back out.
+            let projected = limit.limit(written);
+            let push = if round == 0 {
+                0.0
+            } else {
+                (1u32 << (round - 1)) as f32
+            };
+            let correction = (projected * written.conjugate()).to_scaled_axis();
+            let target = Quat::from_scaled_axis(correction * (1.0 + push)) * written;
+            let aim = if limit.contains(target) {
+                target
+            } else {
+                projected
+            };
+            written = self.set_rotation(frame, joint, aim)?;
             let violation = limit.violation(written);
             if violation < best.0 {
                 best = (violation, self.values[at..at + width].to_vec());
@@ -96,6 +118,106 @@ impl Bvh {
             }
         }
         self.values[at..at + width].copy_from_slice(&best.1);
+        if best.0 > 0.0 {
+            best.0 = self.search_expressible(frame, joint, limit, best.0);
+        }
         Ok(best.0)
+    }
+
+    /// For a joint with one or two rotation channels whose rotation still reads back outside:
+    /// searches everything the channels can express (a grid of [`GRID_STEP_DEGREES`], then
+    /// refined) for the allowed rotation nearest the one asked for, and writes it if there is one.
+    /// Returns the violation left (0 when found; unchanged for three channels or none found).
+    fn search_expressible(
+        &mut self,
+        frame: usize,
+        joint: usize,
+        limit: &JointLimit,
+        violation: f32,
+    ) -> f32 {
+        let at = frame * self.channel_count() + self.first_channel(joint);
+        let rotation_slots: Vec<usize> = self.channels[joint]
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c, Channel::Rotation(_)))
+            .map(|(k, _)| at + k)
+            .collect();
+        if rotation_slots.is_empty() || rotation_slots.len() > 2 {
+            return violation;
+        }
+        let wanted = limit.limit(self.transform(frame, joint).0);
+        let kept = self.values[at..at + self.channels[joint].len()].to_vec();
+        let steps = (360.0 / GRID_STEP_DEGREES) as i32;
+        let grid: Vec<Vec<f32>> = match rotation_slots.len() {
+            1 => (0..steps)
+                .map(|i| vec![-180.0 + i as f32 * GRID_STEP_DEGREES])
+                .collect(),
+            _ => (0..steps)
+                .flat_map(|i| {
+                    (0..steps).map(move |j| {
+                        vec![
+                            -180.0 + i as f32 * GRID_STEP_DEGREES,
+                            -180.0 + j as f32 * GRID_STEP_DEGREES,
+                        ]
+                    })
+                })
+                .collect(),
+        };
+        // The allowed grid point nearest the wanted rotation, then a pattern search that stays
+        // allowed and halves its step down to f32's resolution.
+        let mut best: Option<(f32, Vec<f32>)> = None;
+        for angles in grid {
+            if let Some(distance) =
+                self.allowed_distance(frame, joint, &rotation_slots, &angles, limit, wanted)
+                && best.as_ref().is_none_or(|b| distance < b.0)
+            {
+                best = Some((distance, angles));
+            }
+        }
+        let Some((mut distance, mut angles)) = best else {
+            self.values[at..at + kept.len()].copy_from_slice(&kept);
+            return violation;
+        };
+        let mut step = GRID_STEP_DEGREES / 2.0;
+        while step > 1e-4 {
+            let mut improved = false;
+            for k in 0..angles.len() {
+                for sign in [-1.0, 1.0] {
+                    let mut trial = angles.clone();
+                    trial[k] += sign * step;
+                    if let Some(d) =
+                        self.allowed_distance(frame, joint, &rotation_slots, &trial, limit, wanted)
+                        && d < distance
+                    {
+                        (distance, angles, improved) = (d, trial, true);
+                    }
+                }
+            }
+            if !improved {
+                step /= 2.0;
+            }
+        }
+        for (&slot, &angle) in rotation_slots.iter().zip(&angles) {
+            self.values[slot] = angle;
+        }
+        limit.violation(self.transform(frame, joint).0)
+    }
+
+    /// With the rotation channels at `slots` set to `angles` (degrees): the angle between the
+    /// rotation they express and `wanted`, if it is allowed.
+    fn allowed_distance(
+        &mut self,
+        frame: usize,
+        joint: usize,
+        slots: &[usize],
+        angles: &[f32],
+        limit: &JointLimit,
+        wanted: Quat,
+    ) -> Option<f32> {
+        for (&slot, &angle) in slots.iter().zip(angles) {
+            self.values[slot] = angle;
+        }
+        let rotation = self.transform(frame, joint).0;
+        (limit.violation(rotation) == 0.0).then(|| rotation.angle_between(wanted))
     }
 }

@@ -123,8 +123,22 @@ fn rotation_angle_between(a: DQuat, b: DQuat) -> f64 {
 
 /// Of the angle lists equivalent to `angles`, the one nearest `near` (sum of absolute
 /// differences).
+/// The largest angle (radians, about 2,000°) whose turns a written angle keeps: f32 holds it to
+/// about 1e-4°.
+const MAX_FOLLOWED_ANGLE: f64 = 2048.0 * PI / 180.0;
+
 fn nearest_equivalent(angles: &[f64], near: &[f64]) -> Vec<f64> {
-    let wrap_near = |angle: f64, target: f64| angle + ((target - angle) / TAU).round() * TAU;
+    // Turns are followed only while f32 can still hold the angle to about 1e-4°; beyond, the
+    // angle stays within half a turn of the input's angle modulo a turn.
+    let followed = |target: f64| {
+        if target.abs() <= MAX_FOLLOWED_ANGLE {
+            target
+        } else {
+            target - (target / TAU).round() * TAU
+        }
+    };
+    let wrap_near =
+        |angle: f64, target: f64| angle + ((followed(target) - angle) / TAU).round() * TAU;
     let wrapped = |candidate: &[f64]| -> Vec<f64> {
         candidate
             .iter()
@@ -132,11 +146,18 @@ fn nearest_equivalent(angles: &[f64], near: &[f64]) -> Vec<f64> {
             .map(|(&angle, &target)| wrap_near(angle, target))
             .collect()
     };
-    let distance =
-        |candidate: &[f64]| -> f64 { candidate.iter().zip(near).map(|(a, b)| (a - b).abs()).sum() };
     let plain = wrapped(angles);
     if let [a, b, c] = *angles {
         let flipped = wrapped(&[a + PI, PI - b, c + PI]);
+        // Measured from the followed angles, so that huge ones do not swamp the comparison.
+        let near: Vec<f64> = near.iter().map(|&t| followed(t)).collect();
+        let distance = |candidate: &[f64]| -> f64 {
+            candidate
+                .iter()
+                .zip(&near)
+                .map(|(a, b)| (a - b).abs())
+                .sum()
+        };
         if distance(&flipped) < distance(&plain) {
             return flipped;
         }
@@ -147,6 +168,18 @@ fn nearest_equivalent(angles: &[f64], near: &[f64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_input_angles_are_followed_modulo_a_turn() {
+        let axes = [Axis::Z, Axis::X, Axis::Y];
+        let near = [467179373.4683f64.to_radians(), 0.1, -1e7f64.to_radians()];
+        let rotation = product(&axes, &[0.3, 0.2, 0.1]).as_quat();
+        let (angles, residual) = encode(&axes, rotation, Some(&near));
+        assert!(residual < 1e-6, "{residual}");
+        for angle in &angles {
+            assert!(angle.abs() <= PI + 1e-9, "{angles:?}");
+        }
+    }
 
     #[test]
     fn three_axes_take_the_solution_nearest_the_given_angles() {

@@ -66,7 +66,7 @@ pub enum Problem {
         /// The token.
         text: String,
     },
-    /// A number is infinite or NaN.
+    /// A number is infinite, NaN, or too large for f32.
     NonFinite {
         /// The token.
         text: String,
@@ -142,7 +142,10 @@ impl fmt::Display for Problem {
                 write!(f, "expected {expected}, found {found}")
             }
             Problem::NotANumber { text } => write!(f, "expected a number, found {text:?}"),
-            Problem::NonFinite { text } => write!(f, "number {text:?} is not finite"),
+            Problem::NonFinite { text } => write!(
+                f,
+                "number {text:?} is not finite or is beyond the range of f32 (about ±3.4e38)"
+            ),
             Problem::UnknownChannel { name } => write!(
                 f,
                 "unknown channel {name:?} (expected X/Y/Z followed by position or rotation)"

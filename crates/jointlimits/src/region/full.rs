@@ -13,7 +13,7 @@ use crate::contract::{LimitContext, Limited, RotationLimit, settle};
 use crate::rotation::{from_scaled_angle_axis, quat_abs};
 use crate::shape::{Projection, Shape};
 use crate::space::{SpaceKind, full_point};
-use crate::validation::InvalidField;
+use crate::validation::{self, InvalidField};
 
 /// A region over `log(q_rel)`. `measured` in its results is the input's point in the cover
 /// used, `(x, y, z, 0)`.
@@ -99,7 +99,8 @@ impl RotationLimit for FullLimit {
     }
 
     fn validate(&self) -> Result<(), InvalidField> {
-        self.shape.validate().map_err(|e| e.inside("shape"))
+        self.shape.validate().map_err(|e| e.inside("shape"))?;
+        validation::reaches_rotations("shape", &self.shape)
     }
 
     fn label(&self) -> String {

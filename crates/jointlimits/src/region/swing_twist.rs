@@ -203,6 +203,7 @@ impl RotationLimit for SwingTwistLimit {
             format!("its third column is not twist_axis (off by {apart:.3e})")
         })?;
         self.swing.validate().map_err(|e| e.inside("swing"))?;
+        validation::reaches_rotations("swing", &self.swing)?;
         self.twist.validate()
     }
 
