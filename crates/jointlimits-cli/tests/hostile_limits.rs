@@ -79,6 +79,13 @@ fn hostile_numbers_are_refused_naming_joint_and_field() {
     let swing_twist = fitted(&dir, clip, &["--space", "swing-twist", "--shape", "box"]);
     let cases: Vec<(&Value, &str, Value, &str)> = vec![
         (&full, "/reference", json!([0, 0, 0, 0]), "reference"),
+        (&full, "/reference", json!("abc"), "reference: invalid type"),
+        (
+            &full,
+            "/region/shape/semi_axes",
+            json!("abc"),
+            "region: invalid type",
+        ),
         (&full, "/reference", json!([0, 0, 0, 2]), "reference"),
         (
             &full,

@@ -53,13 +53,50 @@ fn json_error(name: &str, error: serde_json::Error) -> LimitsFileError {
         name: name.to_string(),
         line: error.line(),
         column: error.column(),
-        message: error
-            .to_string()
-            .split(" at line ")
-            .next()
-            .unwrap_or("")
-            .to_string(),
+        message: serde_message(&error),
     }
+}
+
+/// serde_json's message without its ` at line L column C` (the error says where itself).
+fn serde_message(error: &serde_json::Error) -> String {
+    error
+        .to_string()
+        .split(" at line ")
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+/// A malformed field, named as the validation names fields: `joint "lShin": region.shape.…`
+/// for a field of a joint's limit, else its path from the top of the file.
+fn field_error(
+    name: &str,
+    text: &str,
+    error: serde_path_to_error::Error<serde_json::Error>,
+) -> LimitsFileError {
+    let path = error.path().to_string();
+    let inner = error.into_inner();
+    let place = match joint_field(text, &path) {
+        Some((joint, field)) if field.is_empty() => format!("joint {joint:?}"),
+        Some((joint, field)) => format!("joint {joint:?}: {field}"),
+        None => path,
+    };
+    LimitsFileError::Json {
+        name: name.to_string(),
+        line: inner.line(),
+        column: inner.column(),
+        message: format!("{place}: {}", serde_message(&inner)),
+    }
+}
+
+/// For a path `joints[i].rest`: joint `i`'s name (when it has one) and `rest`.
+fn joint_field(text: &str, path: &str) -> Option<(String, String)> {
+    let rest = path.strip_prefix("joints[")?;
+    let (index, field) = rest.split_once(']')?;
+    let index: usize = index.parse().ok()?;
+    let document: serde_json::Value = serde_json::from_str(text).ok()?;
+    let joint = document["joints"][index]["joint"].as_str()?.to_string();
+    Some((joint, field.trim_start_matches('.').to_string()))
 }
 
 /// Parses and validates limits from JSON text; `name` labels errors.
@@ -84,7 +121,10 @@ pub fn parse_limits(text: &str, name: &str) -> Result<SkeletonLimits, LimitsFile
             }));
         }
     }
-    let limits: SkeletonLimits = serde_json::from_str(text).map_err(|e| json_error(name, e))?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let limits: SkeletonLimits = serde_path_to_error::deserialize(&mut deserializer)
+        .map_err(|e| field_error(name, text, e))?;
+    deserializer.end().map_err(|e| json_error(name, e))?;
     limits.validate().map_err(invalid)?;
     Ok(limits)
 }
