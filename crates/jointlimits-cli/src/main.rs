@@ -62,7 +62,7 @@ enum Command {
         #[arg(long, default_value = "ellipsoid", value_parser = fit::parse_shape)]
         shape: ShapeKind,
         /// Room around the data, degrees (0 to 180).
-        #[arg(long, default_value_t = 2.0, value_parser = parse_padding, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 2.0, value_parser = parse_padding, allow_hyphen_values = true)]
         padding: f64,
         /// Frames to skip at the start of every clip (for example a T-pose frame 0).
         #[arg(long, default_value_t = 0)]
@@ -71,7 +71,7 @@ enum Command {
         #[arg(long, default_value = "bind", value_parser = fit::parse_reference)]
         reference: ReferenceChoice,
         /// Subsampling distance in limit space, radians (0 keeps every sample; at most π).
-        #[arg(long, default_value_t = 0.05, value_parser = parse_subsample, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 0.05, value_parser = parse_subsample, allow_hyphen_values = true)]
         subsample: f64,
     },
     /// Enforce limits on a clip and write the result.
@@ -124,7 +124,7 @@ enum Command {
         #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         iterations: u32,
         /// Success distance in clip units (default 0.1% of the chain's length).
-        #[arg(long, value_parser = parse_ik_tolerance, allow_negative_numbers = true)]
+        #[arg(long, value_parser = parse_ik_tolerance, allow_hyphen_values = true)]
         tolerance: Option<f32>,
         /// X,Y,Z: the world direction a straight chain bends toward (two-bone: the knee or
         /// elbow's side).
@@ -148,7 +148,7 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Violations up to this many degrees count as inside (0 to 360).
-        #[arg(long, default_value_t = 0.0, value_parser = parse_tolerance, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 0.0, value_parser = parse_tolerance, allow_hyphen_values = true)]
         tolerance: f64,
         /// Use limits made for another skeleton than the clips' (by default refused).
         #[arg(long)]

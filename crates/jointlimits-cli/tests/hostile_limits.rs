@@ -259,8 +259,10 @@ fn fit_refuses_options_it_cannot_honour() {
         ("--padding", "inf"),
         ("--padding", "1e300"),
         ("--padding", "-50"),
+        ("--padding", "-inf"),
         ("--subsample", "nan"),
         ("--subsample", "-1"),
+        ("--subsample", "-inf"),
     ] {
         let output = jointlimits(&[
             "fit",
@@ -271,7 +273,11 @@ fn fit_refuses_options_it_cannot_honour() {
             value,
         ]);
         assert_eq!(output.status.code(), Some(2), "{option} {value}");
-        assert!(String::from_utf8_lossy(&output.stderr).contains(option));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(option) && stderr.contains("expected a finite number"),
+            "{stderr}"
+        );
         assert!(!out.exists());
     }
     // Every fixture and space fits a hull from every sample without panicking.
