@@ -3,26 +3,11 @@
 //! limits from another skeleton, absurd skeletons. Every case ends cleanly, says what happened,
 //! and leaves every file as it was or complete.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
-fn jointlimits(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_jointlimits"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("jl-careless-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+mod common;
+use common::{jointlimits, scratch, stderr};
 
 fn fixture(relative: &str) -> Option<String> {
     jointlimits_testdata::fixture(relative).map(|p| p.to_str().unwrap().to_string())

@@ -1,14 +1,7 @@
 //! The `jointlimits` binary end to end.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn jointlimits(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_jointlimits"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::{jointlimits, scratch};
 
 /// Asserts that `jointlimits check LIMITS CLIP --tolerance DEG` finds every frame inside.
 fn assert_check_passes(limits: &str, clip: &str, tolerance_degrees: &str, context: &str) {
@@ -18,12 +11,6 @@ fn assert_check_passes(limits: &str, clip: &str, tolerance_degrees: &str, contex
         "{context}: {}",
         String::from_utf8_lossy(&check.stdout)
     );
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("jointlimits-cli-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]

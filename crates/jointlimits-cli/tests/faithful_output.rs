@@ -2,32 +2,10 @@
 //! their text, changed ones keep the Euler branch of the input's own angles, and the output reads
 //! back inside its limits at tolerance 0.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn jointlimits(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_jointlimits"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn succeed(args: &[&str]) -> String {
-    let output = jointlimits(args);
-    assert!(
-        output.status.success(),
-        "{args:?}: {}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("jl-faithful-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{jointlimits, scratch, succeed};
 
 /// A BVH file's joint names, channel counts and motion lines as number tokens.
 struct MotionText {

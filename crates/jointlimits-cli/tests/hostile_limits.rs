@@ -2,21 +2,10 @@
 //! names the file, the joint and the field, exits 2, writes nothing, and never panics.
 
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-fn jointlimits(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_jointlimits"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("jl-hostile-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{jointlimits, scratch};
 
 /// Fits `clip` with extra `options` and returns the limits file as JSON.
 fn fitted(dir: &Path, clip: &str, options: &[&str]) -> Value {

@@ -12,20 +12,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::succeed as jointlimits;
+
 /// The largest allowed distance between two readers' joint positions, in clip units.
 const TOLERANCE: f32 = 1e-3;
-
-fn jointlimits(args: &[&str]) {
-    let run = Command::new(env!("CARGO_BIN_EXE_jointlimits"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    assert!(
-        run.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-}
 
 fn reader_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tools/threejs-reader")

@@ -147,29 +147,18 @@ impl Bvh {
         }
         let wanted = limit.limit(self.transform(frame, joint).0);
         let kept = self.values[at..at + self.channels[joint].len()].to_vec();
-        let steps = (360.0 / GRID_STEP_DEGREES) as i32;
-        let grid: Vec<Vec<f32>> = match rotation_slots.len() {
-            1 => (0..steps)
-                .map(|i| vec![-180.0 + i as f32 * GRID_STEP_DEGREES])
-                .collect(),
-            _ => (0..steps)
-                .flat_map(|i| {
-                    (0..steps).map(move |j| {
-                        vec![
-                            -180.0 + i as f32 * GRID_STEP_DEGREES,
-                            -180.0 + j as f32 * GRID_STEP_DEGREES,
-                        ]
-                    })
-                })
-                .collect(),
-        };
-        // The allowed grid point nearest the wanted rotation, then a pattern search that stays
-        // allowed and halves its step down to f32's resolution.
-        let mut best: Option<(f32, Vec<f32>)> = None;
-        for angles in grid {
+        // The allowed grid point nearest the wanted rotation (angles of channels past the first
+        // one or two stay 0 and unused), then a pattern search that stays allowed and halves its
+        // step down to f32's resolution.
+        let n = rotation_slots.len();
+        let steps = (360.0 / GRID_STEP_DEGREES) as usize;
+        let grid_angle = |index: usize| -180.0 + (index % steps) as f32 * GRID_STEP_DEGREES;
+        let mut best: Option<(f32, [f32; 2])> = None;
+        for k in 0..steps.pow(n as u32) {
+            let angles = [grid_angle(k), grid_angle(k / steps)];
             if let Some(distance) =
-                self.allowed_distance(frame, joint, &rotation_slots, &angles, limit, wanted)
-                && best.as_ref().is_none_or(|b| distance < b.0)
+                self.allowed_distance(frame, joint, &rotation_slots, &angles[..n], limit, wanted)
+                && best.is_none_or(|b| distance < b.0)
             {
                 best = Some((distance, angles));
             }
@@ -181,13 +170,18 @@ impl Bvh {
         let mut step = GRID_STEP_DEGREES / 2.0;
         while step > 1e-4 {
             let mut improved = false;
-            for k in 0..angles.len() {
+            for k in 0..n {
                 for sign in [-1.0, 1.0] {
-                    let mut trial = angles.clone();
+                    let mut trial = angles;
                     trial[k] += sign * step;
-                    if let Some(d) =
-                        self.allowed_distance(frame, joint, &rotation_slots, &trial, limit, wanted)
-                        && d < distance
+                    if let Some(d) = self.allowed_distance(
+                        frame,
+                        joint,
+                        &rotation_slots,
+                        &trial[..n],
+                        limit,
+                        wanted,
+                    ) && d < distance
                     {
                         (distance, angles, improved) = (d, trial, true);
                     }
