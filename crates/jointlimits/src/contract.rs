@@ -135,6 +135,12 @@ pub trait RotationLimit {
         false
     }
 
+    /// The bone axis the kind measures swing from and twist about (unit, in the reference frame),
+    /// when it has one; pictures and measurements of direction use it.
+    fn bone_axis(&self) -> Option<glam::Vec3> {
+        None
+    }
+
     /// Whether `relative` is allowed.
     fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
         self.nearest(relative, context).inside

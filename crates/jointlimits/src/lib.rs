@@ -34,6 +34,7 @@ pub mod humanoid;
 pub mod ik;
 pub mod joint_limit;
 pub mod limiter;
+pub mod measure;
 pub mod motion;
 pub mod presets;
 pub mod reach_cone;

@@ -51,6 +51,10 @@ impl PlanarSwing for ConeLimit {
 }
 
 impl RotationLimit for ConeLimit {
+    fn bone_axis(&self) -> Option<Vec3> {
+        Some(self.twist_axis)
+    }
+
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         planar_nearest(self, relative)

@@ -60,6 +60,10 @@ impl PlanarSwing for SphericalEllipseLimit {
 }
 
 impl RotationLimit for SphericalEllipseLimit {
+    fn bone_axis(&self) -> Option<Vec3> {
+        Some(self.twist_axis)
+    }
+
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         planar_nearest(self, relative)

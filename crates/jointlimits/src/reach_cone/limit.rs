@@ -145,6 +145,10 @@ fn angle(a: Vec3, b: Vec3) -> f32 {
 }
 
 impl RotationLimit for ReachConeLimit {
+    fn bone_axis(&self) -> Option<Vec3> {
+        Some(self.twist_axis)
+    }
+
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let (twist, direction) = self.measure(relative);

@@ -82,6 +82,12 @@ macro_rules! register_limit_kinds {
                 }
             }
 
+            fn bone_axis(&self) -> Option<glam::Vec3> {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.bone_axis(),)*
+                }
+            }
+
             fn validate(&self) -> Result<(), InvalidField> {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.validate(),)*

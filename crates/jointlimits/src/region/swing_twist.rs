@@ -172,6 +172,10 @@ impl SwingTwistLimit {
 }
 
 impl RotationLimit for SwingTwistLimit {
+    fn bone_axis(&self) -> Option<Vec3> {
+        Some(self.twist_axis)
+    }
+
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let (p, twist) = self.split(relative, None);

@@ -1,0 +1,167 @@
+//! Tightness: how much of the space of rotations a limit allows, by Monte Carlo over uniformly
+//! random inputs, through the contract's membership test only (so it measures what runtime does).
+//!
+//! - **Rotation acceptance**: the share of Haar-random rotations allowed. A limit that allows
+//!   everything scores 1; the natural range of a human knee scores a few percent.
+//! - **Direction acceptance**: the share of uniformly random bone directions `d` that some allowed
+//!   rotation reaches, `∃t: swing(b→d)·twist(b, t)` allowed, with `b` the bone axis. For a cone of
+//!   half-angle θ around `b` it is the cap's share of the sphere, `(1 − cos θ)/2`.
+//!
+//! Twists are tried at [`TWIST_STEPS`] evenly spaced angles starting at 0, so a direction whose
+//! only allowed twists form an interval narrower than `2π / TWIST_STEPS` may be missed.
+
+use std::f32::consts::TAU;
+
+use glam::{Quat, Vec3};
+use rayon::prelude::*;
+
+use super::random::SeededRandom;
+use crate::contract::{LimitContext, RotationLimit};
+use crate::rotation::{rotation_about, rotation_between_units};
+
+/// How many twist angles are tried per direction (every 7.5°).
+pub const TWIST_STEPS: usize = 48;
+
+/// Inputs per parallel chunk, each from its own seeded generator so results do not depend on how
+/// many threads run.
+const CHUNK: usize = 4096;
+
+/// The seeds of the chunks of `samples` inputs drawn from `seed`.
+fn chunk_seeds(seed: u64, samples: usize) -> Vec<(u64, usize)> {
+    let mut seeds = SeededRandom::new(seed);
+    (0..samples.div_ceil(CHUNK))
+        .map(|chunk| (seeds.next_u64(), CHUNK.min(samples - chunk * CHUNK)))
+        .collect()
+}
+
+/// The share of `samples` Haar-random relative rotations (fixed `seed`) that `limit` allows.
+pub fn rotation_acceptance<L: RotationLimit + Sync>(limit: &L, samples: usize, seed: u64) -> f64 {
+    if samples == 0 {
+        return 0.0;
+    }
+    let allowed: usize = chunk_seeds(seed, samples)
+        .into_par_iter()
+        .map(|(chunk_seed, count)| {
+            let mut random = SeededRandom::new(chunk_seed);
+            (0..count)
+                .filter(|_| limit.contains(random.rotation(), &LimitContext::NONE))
+                .count()
+        })
+        .sum();
+    allowed as f64 / samples as f64
+}
+
+/// The relative rotation that swings the bone axis `axis` onto `direction` (shortest arc) and
+/// then twists by `twist` about it: `swing(axis→direction) · rotation(axis, twist)`.
+#[inline]
+pub fn pointing(axis: Vec3, direction: Vec3, twist: f32) -> Quat {
+    rotation_between_units(axis, direction) * rotation_about(axis, twist)
+}
+
+/// The `step`-th of [`TWIST_STEPS`] twist angles: 0 first, then alternately either side, so an
+/// early exit finds small twists first.
+#[inline]
+fn twist_at(step: usize, steps: usize) -> f32 {
+    let k = step.div_ceil(2) as f32;
+    let sign = if step % 2 == 1 { 1.0 } else { -1.0 };
+    sign * k * TAU / steps as f32
+}
+
+/// The share of `steps` evenly spaced twists about the unit bone `axis` with which the bone
+/// pointing along the unit `direction` is allowed: 0 when the direction cannot be reached, 1
+/// when every twist is allowed there.
+pub fn allowed_twist_share<L: RotationLimit>(
+    limit: &L,
+    axis: Vec3,
+    direction: Vec3,
+    steps: usize,
+) -> f32 {
+    let allowed = (0..steps)
+        .filter(|&step| {
+            limit.contains(
+                pointing(axis, direction, twist_at(step, steps)),
+                &LimitContext::NONE,
+            )
+        })
+        .count();
+    allowed as f32 / steps as f32
+}
+
+/// Whether some twist (of [`TWIST_STEPS`]) lets the bone point along `direction`.
+pub fn reaches_direction<L: RotationLimit>(limit: &L, axis: Vec3, direction: Vec3) -> bool {
+    (0..TWIST_STEPS).any(|step| {
+        limit.contains(
+            pointing(axis, direction, twist_at(step, TWIST_STEPS)),
+            &LimitContext::NONE,
+        )
+    })
+}
+
+/// The share of `samples` uniformly random bone directions (fixed `seed`) that `limit` lets the
+/// bone with unit `axis` point along, with some twist.
+pub fn direction_acceptance<L: RotationLimit + Sync>(
+    limit: &L,
+    axis: Vec3,
+    samples: usize,
+    seed: u64,
+) -> f64 {
+    if samples == 0 {
+        return 0.0;
+    }
+    let reached: usize = chunk_seeds(seed, samples)
+        .into_par_iter()
+        .map(|(chunk_seed, count)| {
+            let mut random = SeededRandom::new(chunk_seed);
+            (0..count)
+                .filter(|_| reaches_direction(limit, axis, random.direction()))
+                .count()
+        })
+        .sum();
+    reached as f64 / samples as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::authored::ConeLimit;
+    use crate::twist::TwistRange;
+
+    #[test]
+    fn pointing_points_the_bone_and_twists_about_it() {
+        let axis = Vec3::Y;
+        let direction = Vec3::new(1.0, 1.0, 0.0).normalize();
+        for twist in [0.0, 1.0, -2.5] {
+            let q = pointing(axis, direction, twist);
+            assert!((q * axis - direction).length() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn twist_steps_start_at_zero_and_cover_the_turn_once() {
+        let mut twists: Vec<f32> = (0..8).map(|s| twist_at(s, 8)).collect();
+        assert_eq!(twists[0], 0.0);
+        twists.sort_by(f32::total_cmp);
+        for pair in twists.windows(2) {
+            assert!((pair[1] - pair[0] - TAU / 8.0).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn a_twist_free_cone_reaches_its_cap_whatever_the_twist() {
+        let cone = ConeLimit {
+            twist_axis: Vec3::Z,
+            max_swing: 1.0,
+            twist: TwistRange {
+                min: -0.5,
+                max: 0.5,
+            },
+        };
+        let inside = Vec3::new(0.5f32.sin(), 0.0, 0.5f32.cos());
+        let outside = Vec3::new(1.5f32.sin(), 0.0, 1.5f32.cos());
+        assert!(reaches_direction(&cone, Vec3::Z, inside));
+        assert!(!reaches_direction(&cone, Vec3::Z, outside));
+        // Twists in [−0.5, 0.5] of the 48 steps 2π/48 apart: 0 and ±1..±3 steps.
+        let share = allowed_twist_share(&cone, Vec3::Z, inside, 48);
+        assert!((share - 7.0 / 48.0).abs() < 1e-6, "{share}");
+    }
+}
