@@ -1,9 +1,12 @@
 //! `jointlimits`: learn joint rotation limits from motion capture and enforce them.
 
 mod apply;
+mod bones;
 mod check;
 mod clips;
+mod compare;
 mod demo;
+mod eval;
 mod fit;
 mod ik;
 mod inputs;
@@ -154,6 +157,80 @@ enum Command {
         #[arg(long)]
         allow_other_skeleton: bool,
     },
+    /// Measure limits: acceptance of clips, tightness on random rotations and directions,
+    /// optimality of projections against a brute force, continuity on slow paths, and cost.
+    Eval {
+        /// The limits file.
+        limits: PathBuf,
+        /// Clips to measure acceptance on.
+        #[arg(long, num_args = 1..)]
+        clips: Vec<PathBuf>,
+        /// Only these joints (repeatable; all by default).
+        #[arg(long = "joint")]
+        joints: Vec<String>,
+        /// Random rotations (and directions) per joint for tightness.
+        #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        samples: u64,
+        /// Random outside rotations per joint whose projections are checked by brute force.
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+        optimality_inputs: u64,
+        /// Random slow paths of each kind per joint.
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+        paths: u64,
+        /// Seed of every random input: the same seed gives the same numbers.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Leave out timings, the only numbers that differ between runs.
+        #[arg(long)]
+        no_timing: bool,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Use limits made for another skeleton than the clips' (by default refused).
+        #[arg(long)]
+        allow_other_skeleton: bool,
+    },
+    /// Fit every limit kind and space to the clips and compare them on held-out motion
+    /// (--holdout clips, or cross-validation), tightness, optimality, continuity and cost.
+    Compare {
+        /// The clips to fit.
+        #[arg(required = true)]
+        clips: Vec<PathBuf>,
+        /// Clips to measure held-out acceptance on (default: leave-one-clip-out, or time blocks
+        /// of a single clip).
+        #[arg(long, num_args = 1..)]
+        holdout: Vec<PathBuf>,
+        /// Only these joints (repeatable; all by default).
+        #[arg(long = "joint")]
+        joints: Vec<String>,
+        /// Frames to skip at the start of every clip.
+        #[arg(long, default_value_t = 0)]
+        skip_frames: usize,
+        /// Room around the data, degrees (0 to 180).
+        #[arg(long, default_value_t = 2.0, value_parser = parse_padding, allow_hyphen_values = true)]
+        padding: f64,
+        /// Random rotations (and directions) per joint for tightness.
+        #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        samples: u64,
+        /// Random outside rotations per joint whose projections are checked by brute force.
+        #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+        optimality_inputs: u64,
+        /// Random slow paths of each kind per joint.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=10_000))]
+        paths: u64,
+        /// Seed of every random input: the same seed gives the same numbers.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Leave out timings, the only numbers that differ between runs.
+        #[arg(long)]
+        no_timing: bool,
+        /// Print JSON.
+        #[arg(long, conflicts_with = "markdown")]
+        json: bool,
+        /// Print a Markdown table.
+        #[arg(long)]
+        markdown: bool,
+    },
 }
 
 /// A finite number from `min` to `max` (in `unit`).
@@ -281,6 +358,67 @@ fn main() -> ExitCode {
             tolerance,
             allow_other_skeleton,
         } => check::run(&limits, &clips, json, tolerance, allow_other_skeleton),
+        Command::Eval {
+            limits,
+            clips,
+            joints,
+            samples,
+            optimality_inputs,
+            paths,
+            seed,
+            no_timing,
+            json,
+            allow_other_skeleton,
+        } => eval::run(&eval::EvalRequest {
+            limits: &limits,
+            clips: &clips,
+            joints: &joints,
+            options: jointlimits::measure::EvaluationOptions {
+                samples: samples as usize,
+                optimality_inputs: optimality_inputs as usize,
+                paths_per_family: paths as usize,
+                seed,
+                timing: !no_timing,
+            },
+            json,
+            allow_other_skeleton,
+        })
+        .map(|()| true),
+        Command::Compare {
+            clips,
+            holdout,
+            joints,
+            skip_frames,
+            padding,
+            samples,
+            optimality_inputs,
+            paths,
+            seed,
+            no_timing,
+            json,
+            markdown,
+        } => compare::run(&compare::CompareRequest {
+            clips: &clips,
+            holdout: &holdout,
+            joints: &joints,
+            skip_frames,
+            padding: padding.to_radians(),
+            evaluation: jointlimits::measure::EvaluationOptions {
+                samples: samples as usize,
+                optimality_inputs: optimality_inputs as usize,
+                paths_per_family: paths as usize,
+                seed,
+                timing: !no_timing,
+            },
+            format: if json {
+                compare::Format::Json
+            } else if markdown {
+                compare::Format::Markdown
+            } else {
+                compare::Format::Text
+            },
+        })
+        .map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -67,6 +67,19 @@ impl Motion {
             .collect()
     }
 
+    /// The frames in `range` (clamped to the clip) as a clip of their own.
+    pub fn frames(&self, range: std::ops::Range<usize>) -> Motion {
+        let end = range.end.min(self.frame_count());
+        let start = range.start.min(end);
+        let span = start * self.joint_count..end * self.joint_count;
+        Motion {
+            frame_time: self.frame_time,
+            joint_count: self.joint_count,
+            rotations: self.rotations[span.clone()].to_vec(),
+            translations: self.translations[span].to_vec(),
+        }
+    }
+
     /// A clip of `frames` copies of the skeleton's reference pose.
     pub fn still(skeleton: &Skeleton, frames: usize, frame_time: f64) -> Motion {
         let reference = skeleton.reference_pose();

@@ -1,0 +1,430 @@
+//! `jointlimits compare`: fit every limit kind and space to the same clips, and measure each on
+//! motion it was not fitted to, so a user can choose with numbers from their own data.
+//!
+//! Held-out acceptance comes from the `--holdout` clips when given; otherwise from
+//! leave-one-clip-out cross-validation (two clips or more) or, for a single clip, from
+//! [`TIME_BLOCKS`] contiguous blocks of frames, each held out in turn. The measures that need no
+//! clip (tightness, optimality, continuity, cost) are taken on limits fitted to every clip.
+
+use anyhow::{Result, bail};
+use jointlimits::fit::{FitOptions, ShapeKind, fit_skeleton_limits};
+use jointlimits::measure::EvaluationOptions;
+use jointlimits::{Motion, Skeleton, SkeletonLimits, SpaceKind};
+use serde::Serialize;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crate::check::measure;
+use crate::eval::{evaluate, percent, truncate};
+use crate::inputs;
+
+/// How `compare` takes its arguments, for hints.
+const USAGE: &str = "jointlimits compare CLIP.bvh... [--holdout CLIP.bvh...]";
+
+/// Blocks of frames a single clip is cut into for cross-validation.
+pub const TIME_BLOCKS: usize = 4;
+
+/// One fitted kind, measured.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CompareRow {
+    /// Limit space.
+    pub space: String,
+    /// Shape (or reach cone).
+    pub shape: String,
+    /// Why it could not be fitted or measured (then every number is 0).
+    pub error: Option<String>,
+    /// Share of held-out joint-frames inside the limits.
+    pub heldout_acceptance: f64,
+    /// Share of held-out frames with every joint inside.
+    pub heldout_frames_all_inside: f64,
+    /// Mean over joints of the share of random rotations allowed.
+    pub rotation_acceptance: f64,
+    /// Mean over joints of the share of random bone directions allowed.
+    pub direction_acceptance: f64,
+    /// Mean projection gap against the brute force, degrees.
+    pub mean_gap_deg: f64,
+    /// Largest projection gap, degrees.
+    pub max_gap_deg: f64,
+    /// Largest output jump along slow paths, degrees.
+    pub largest_jump_deg: f64,
+    /// Switches along slow paths, over all joints.
+    pub switches: usize,
+    /// Time to fit every clip, milliseconds (`null` with `--no-timing`).
+    pub fit_ms: Option<f64>,
+    /// Nanoseconds per projection, mean over joints (`null` with `--no-timing`).
+    pub ns_per_projection: Option<f64>,
+}
+
+/// The report of `compare`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct CompareReport {
+    /// How held-out acceptance was measured.
+    pub validation: String,
+    /// Held-out frames measured, over all folds.
+    pub heldout_frames: usize,
+    /// What the clip-free measures were run with.
+    pub options: EvaluationOptions,
+    /// One row per kind.
+    pub rows: Vec<CompareRow>,
+}
+
+/// The kinds compared: every shape in both spaces, and the reach cone once.
+fn kinds() -> Vec<(SpaceKind, ShapeKind)> {
+    let mut kinds = Vec::new();
+    for space in [SpaceKind::Full, SpaceKind::SwingTwist] {
+        for shape in ShapeKind::ALL {
+            if shape != ShapeKind::ReachCone {
+                kinds.push((space, shape));
+            }
+        }
+    }
+    kinds.push((SpaceKind::SwingTwist, ShapeKind::ReachCone));
+    kinds
+}
+
+/// Training and held-out clips of one fold.
+struct Fold {
+    training: Vec<Motion>,
+    heldout: Vec<Motion>,
+}
+
+/// The folds of the validation scheme (module docs) and its description.
+fn folds(clips: &[Motion], holdout: &[Motion]) -> (Vec<Fold>, String) {
+    if !holdout.is_empty() {
+        let fold = Fold {
+            training: clips.to_vec(),
+            heldout: holdout.to_vec(),
+        };
+        return (vec![fold], format!("{} held-out clip(s)", holdout.len()));
+    }
+    if clips.len() >= 2 {
+        let folds = (0..clips.len())
+            .map(|out| Fold {
+                training: (0..clips.len())
+                    .filter(|&i| i != out)
+                    .map(|i| clips[i].clone())
+                    .collect(),
+                heldout: vec![clips[out].clone()],
+            })
+            .collect();
+        return (folds, format!("leave-one-clip-out ({} folds)", clips.len()));
+    }
+    let clip = &clips[0];
+    let frames = clip.frame_count();
+    let block = |b: usize| b * frames / TIME_BLOCKS..(b + 1) * frames / TIME_BLOCKS;
+    let folds = (0..TIME_BLOCKS)
+        .map(|out| Fold {
+            training: (0..TIME_BLOCKS)
+                .filter(|&b| b != out)
+                .map(|b| clip.frames(block(b)))
+                .collect(),
+            heldout: vec![clip.frames(block(out))],
+        })
+        .collect();
+    (
+        folds,
+        format!("{TIME_BLOCKS} time blocks of one clip, each held out in turn"),
+    )
+}
+
+/// Fits `options` to `clips`, restricted to the joints in `only` (all when empty).
+fn fit(
+    skeleton: &Skeleton,
+    clips: &[Motion],
+    options: &FitOptions,
+    only: &[String],
+) -> Result<SkeletonLimits> {
+    let refs: Vec<&Motion> = clips.iter().collect();
+    let mut limits = fit_skeleton_limits(skeleton, &refs, options, &|_| {})?;
+    if !only.is_empty() {
+        limits.joints.retain(|l| only.contains(&l.joint));
+    }
+    Ok(limits)
+}
+
+/// One kind, fitted and measured.
+fn compare_kind(
+    skeleton: &Skeleton,
+    clips: &[Motion],
+    folds: &[Fold],
+    options: &FitOptions,
+    only: &[String],
+    evaluation: &EvaluationOptions,
+) -> Result<CompareRow> {
+    let (mut frames, mut all_inside, mut joint_frames, mut joint_frames_outside) = (0, 0, 0, 0);
+    for fold in folds {
+        let limits = fit(skeleton, &fold.training, options, only)?;
+        let heldout: Vec<&Motion> = fold.heldout.iter().collect();
+        let report = measure(&limits, skeleton, &heldout, 0.0)?;
+        frames += report.frames;
+        all_inside += report.frames_all_inside;
+        joint_frames += report.frames * report.joints.len();
+        joint_frames_outside += report
+            .joints
+            .iter()
+            .map(|j| j.frames_outside)
+            .sum::<usize>();
+    }
+    let started = Instant::now();
+    let limits = fit(skeleton, clips, options, only)?;
+    let fit_ms = started.elapsed().as_secs_f64() * 1e3;
+    let report = evaluate(&limits, Some(skeleton), &[], only, evaluation)?;
+    let o = &report.overall;
+    Ok(CompareRow {
+        space: space_name(options.space).into(),
+        shape: shape_name(options.shape),
+        error: None,
+        heldout_acceptance: 1.0 - joint_frames_outside as f64 / joint_frames.max(1) as f64,
+        heldout_frames_all_inside: all_inside as f64 / frames.max(1) as f64,
+        rotation_acceptance: o.mean_rotation_acceptance,
+        direction_acceptance: o.mean_direction_acceptance,
+        mean_gap_deg: o.mean_gap_deg,
+        max_gap_deg: o.max_gap_deg,
+        largest_jump_deg: o.largest_jump_deg,
+        switches: o.switches,
+        fit_ms: evaluation.timing.then_some(fit_ms),
+        ns_per_projection: o.mean_ns_per_projection,
+    })
+}
+
+fn space_name(space: SpaceKind) -> &'static str {
+    match space {
+        SpaceKind::Full => "full",
+        SpaceKind::SwingTwist => "swing-twist",
+    }
+}
+
+fn shape_name(shape: ShapeKind) -> String {
+    match shape {
+        ShapeKind::Box => "box".into(),
+        ShapeKind::Obb => "obb".into(),
+        ShapeKind::Ellipsoid => "ellipsoid".into(),
+        ShapeKind::MinimumVolumeEllipsoid => "mvee".into(),
+        ShapeKind::Kdop(directions) => format!("kdop{}", directions.count()),
+        ShapeKind::Hull => "hull".into(),
+        ShapeKind::ReachCone => "reach-cone".into(),
+    }
+}
+
+/// What `jointlimits compare` was asked for.
+pub struct CompareRequest<'a> {
+    /// Clips to fit.
+    pub clips: &'a [PathBuf],
+    /// Clips to measure held-out acceptance on.
+    pub holdout: &'a [PathBuf],
+    /// Joints to compare on (all when empty).
+    pub joints: &'a [String],
+    /// Frames skipped at the start of every clip.
+    pub skip_frames: usize,
+    /// Padding, radians.
+    pub padding: f64,
+    /// How thoroughly to measure.
+    pub evaluation: EvaluationOptions,
+    /// The output format.
+    pub format: Format,
+}
+
+/// How `compare` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// An aligned text table.
+    Text,
+    /// A Markdown table.
+    Markdown,
+    /// JSON.
+    Json,
+}
+
+/// Runs `jointlimits compare`.
+pub fn run(request: &CompareRequest) -> Result<()> {
+    let clips = inputs::read_clips(request.clips, USAGE)?;
+    let holdout = if request.holdout.is_empty() {
+        None
+    } else {
+        let holdout = inputs::read_clips(request.holdout, USAGE)?;
+        if holdout.skeleton().joints().iter().map(|j| &j.name).ne(clips
+            .skeleton()
+            .joints()
+            .iter()
+            .map(|j| &j.name))
+        {
+            bail!(
+                "the held-out clip {} has another skeleton than {}",
+                request.holdout[0].display(),
+                request.clips[0].display()
+            );
+        }
+        Some(holdout)
+    };
+    let skip = |motions: &[Motion]| -> Vec<Motion> {
+        motions
+            .iter()
+            .map(|m| m.frames(request.skip_frames..m.frame_count()))
+            .collect()
+    };
+    let training = skip(&clips.motions);
+    let heldout = holdout.as_ref().map_or_else(Vec::new, |h| skip(&h.motions));
+    if training.iter().all(|m| m.frame_count() == 0) {
+        bail!(
+            "no frames left to fit after skipping {}",
+            request.skip_frames
+        );
+    }
+    let skeleton = clips.skeleton();
+    // Validate joint names once, against limits of any kind.
+    let probe = fit(skeleton, &training, &FitOptions::default(), &[])?;
+    evaluate(
+        &probe,
+        None,
+        &[],
+        request.joints,
+        &EvaluationOptions {
+            samples: 1,
+            optimality_inputs: 0,
+            paths_per_family: 0,
+            seed: 0,
+            timing: false,
+        },
+    )?;
+    let (folds, validation) = folds(&training, &heldout);
+    let heldout_frames = folds
+        .iter()
+        .flat_map(|f| &f.heldout)
+        .map(Motion::frame_count)
+        .sum();
+    let kinds = kinds();
+    let progress = crate::progress::Progress::bar("comparing", kinds.len() as u64, "kinds");
+    let rows = kinds
+        .into_iter()
+        .map(|(space, shape)| {
+            progress.say(&format!("{} {}", space_name(space), shape_name(shape)));
+            let options = FitOptions {
+                space,
+                shape,
+                padding: request.padding,
+                ..FitOptions::default()
+            };
+            let row = compare_kind(
+                skeleton,
+                &training,
+                &folds,
+                &options,
+                request.joints,
+                &request.evaluation,
+            )
+            .unwrap_or_else(|error| failed_row(space, shape, &error));
+            progress.step();
+            row
+        })
+        .collect();
+    drop(progress);
+    let report = CompareReport {
+        validation,
+        heldout_frames,
+        options: request.evaluation,
+        rows,
+    };
+    let mut out = std::io::stdout().lock();
+    match request.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &report)?;
+            writeln!(out)?;
+        }
+        Format::Text => print_table(&report, false, &mut out)?,
+        Format::Markdown => print_table(&report, true, &mut out)?,
+    }
+    Ok(())
+}
+
+fn failed_row(space: SpaceKind, shape: ShapeKind, error: &anyhow::Error) -> CompareRow {
+    CompareRow {
+        space: space_name(space).into(),
+        shape: shape_name(shape),
+        error: Some(format!("{error:#}")),
+        heldout_acceptance: 0.0,
+        heldout_frames_all_inside: 0.0,
+        rotation_acceptance: 0.0,
+        direction_acceptance: 0.0,
+        mean_gap_deg: 0.0,
+        max_gap_deg: 0.0,
+        largest_jump_deg: 0.0,
+        switches: 0,
+        fit_ms: None,
+        ns_per_projection: None,
+    }
+}
+
+/// Prints the table, aligned text or Markdown.
+pub fn print_table(
+    report: &CompareReport,
+    markdown: bool,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let header = [
+        "space",
+        "shape",
+        "held-out in",
+        "frames all in",
+        "random rot",
+        "random dir",
+        "gap mean/max °",
+        "jump °",
+        "switches",
+        "fit ms",
+        "ns/proj",
+    ];
+    let widths = [11, 10, 11, 13, 10, 10, 14, 7, 8, 8, 7];
+    let cells = |row: &CompareRow| -> Vec<String> {
+        if let Some(error) = &row.error {
+            return vec![
+                row.space.clone(),
+                row.shape.clone(),
+                format!("failed: {}", truncate(error, 120)),
+            ];
+        }
+        let optional = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.0}"));
+        vec![
+            row.space.clone(),
+            row.shape.clone(),
+            percent(row.heldout_acceptance),
+            percent(row.heldout_frames_all_inside),
+            percent(row.rotation_acceptance),
+            percent(row.direction_acceptance),
+            format!("{:.2}/{:.2}", row.mean_gap_deg, row.max_gap_deg),
+            format!("{:.1}", row.largest_jump_deg),
+            row.switches.to_string(),
+            optional(row.fit_ms),
+            optional(row.ns_per_projection),
+        ]
+    };
+    if markdown {
+        writeln!(out, "| {} |", header.join(" | "))?;
+        writeln!(out, "|{}", "---|".repeat(header.len()))?;
+        for row in &report.rows {
+            writeln!(out, "| {} |", cells(row).join(" | "))?;
+        }
+    } else {
+        let line = |cells: Vec<String>| -> String {
+            cells
+                .iter()
+                .zip(widths)
+                .map(|(cell, width)| format!("{cell:>width$}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        writeln!(
+            out,
+            "{}",
+            line(header.iter().map(|h| h.to_string()).collect())
+        )?;
+        for row in &report.rows {
+            writeln!(out, "{}", line(cells(row)))?;
+        }
+    }
+    writeln!(
+        out,
+        "\nheld out: {} ({} frames); random measures: {} samples, seed {}",
+        report.validation, report.heldout_frames, report.options.samples, report.options.seed
+    )
+}
