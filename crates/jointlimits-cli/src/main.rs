@@ -11,6 +11,7 @@ mod fit;
 mod ik;
 mod inputs;
 mod inspect;
+mod plot;
 mod progress;
 mod suggest;
 
@@ -231,6 +232,28 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
+    /// Draw limits: an overview of every joint, and per joint a swing chart (where the bone can
+    /// point, coloured by allowed twist) and the limit space in four views, with the clips'
+    /// samples; per clip, a timeline of violations before and after limiting.
+    Plot {
+        /// The limits file.
+        limits: PathBuf,
+        /// Clips whose frames to draw as samples (and whose violations to chart).
+        #[arg(long = "clip", num_args = 1..)]
+        clips: Vec<PathBuf>,
+        /// Only these joints in detail (repeatable; all by default; the overview shows all).
+        #[arg(long = "joint")]
+        joints: Vec<String>,
+        /// The folder to write the pictures into (created if missing).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// png, svg or both.
+        #[arg(long, default_value = "both", value_parser = plot::parse_formats)]
+        format: plot::Formats,
+        /// Use limits made for another skeleton than the clips' (by default refused).
+        #[arg(long)]
+        allow_other_skeleton: bool,
+    },
 }
 
 /// A finite number from `min` to `max` (in `unit`).
@@ -381,6 +404,22 @@ fn main() -> ExitCode {
                 timing: !no_timing,
             },
             json,
+            allow_other_skeleton,
+        })
+        .map(|()| true),
+        Command::Plot {
+            limits,
+            clips,
+            joints,
+            out,
+            format,
+            allow_other_skeleton,
+        } => plot::run(&plot::PlotRequest {
+            limits: &limits,
+            clips: &clips,
+            joints: &joints,
+            out: &out,
+            formats: format,
             allow_other_skeleton,
         })
         .map(|()| true),

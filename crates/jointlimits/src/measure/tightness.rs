@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::random::SeededRandom;
 use crate::contract::{LimitContext, RotationLimit};
-use crate::rotation::{rotation_about, rotation_between_units};
+use crate::rotation::{rotation_about, rotation_between_units, swing_and_twist_angle};
 
 /// How many twist angles are tried per direction (every 7.5°).
 pub const TWIST_STEPS: usize = 48;
@@ -67,9 +67,19 @@ fn twist_at(step: usize, steps: usize) -> f32 {
     sign * k * TAU / steps as f32
 }
 
+/// Whether the limit's nearest allowed rotation to the untwisted pointing along `direction`,
+/// re-pointed along `direction` with its own twist, is allowed: a twist found where the evenly
+/// spaced ones may all miss.
+fn nearest_twist_allowed<L: RotationLimit>(limit: &L, axis: Vec3, direction: Vec3) -> bool {
+    let nearest = limit.nearest(pointing(axis, direction, 0.0), &LimitContext::NONE);
+    let (_, twist) = swing_and_twist_angle(nearest.relative, axis);
+    limit.contains(pointing(axis, direction, twist), &LimitContext::NONE)
+}
+
 /// The share of `steps` evenly spaced twists about the unit bone `axis` with which the bone
 /// pointing along the unit `direction` is allowed: 0 when the direction cannot be reached, 1
-/// when every twist is allowed there.
+/// when every twist is allowed there. A direction reached only at twists between the steps
+/// counts as one step.
 pub fn allowed_twist_share<L: RotationLimit>(
     limit: &L,
     axis: Vec3,
@@ -84,17 +94,21 @@ pub fn allowed_twist_share<L: RotationLimit>(
             )
         })
         .count();
+    if allowed == 0 && nearest_twist_allowed(limit, axis, direction) {
+        return 1.0 / steps as f32;
+    }
     allowed as f32 / steps as f32
 }
 
-/// Whether some twist (of [`TWIST_STEPS`]) lets the bone point along `direction`.
+/// Whether some twist (of [`TWIST_STEPS`], or the nearest allowed rotation's) lets the bone
+/// point along `direction`.
 pub fn reaches_direction<L: RotationLimit>(limit: &L, axis: Vec3, direction: Vec3) -> bool {
     (0..TWIST_STEPS).any(|step| {
         limit.contains(
             pointing(axis, direction, twist_at(step, TWIST_STEPS)),
             &LimitContext::NONE,
         )
-    })
+    }) || nearest_twist_allowed(limit, axis, direction)
 }
 
 /// The share of `samples` uniformly random bone directions (fixed `seed`) that `limit` lets the
@@ -163,5 +177,23 @@ mod tests {
         // Twists in [−0.5, 0.5] of the 48 steps 2π/48 apart: 0 and ±1..±3 steps.
         let share = allowed_twist_share(&cone, Vec3::Z, inside, 48);
         assert!((share - 7.0 / 48.0).abs() < 1e-6, "{share}");
+    }
+
+    #[test]
+    fn narrow_twist_ranges_between_the_steps_are_found() {
+        // Twists in [0.05, 0.06] only: no evenly spaced step lands there.
+        let cone = ConeLimit {
+            twist_axis: Vec3::Z,
+            max_swing: 1.0,
+            twist: TwistRange {
+                min: 0.05,
+                max: 0.06,
+            },
+        };
+        let inside = Vec3::new(0.5f32.sin(), 0.0, 0.5f32.cos());
+        assert!(reaches_direction(&cone, Vec3::Z, inside));
+        assert!(allowed_twist_share(&cone, Vec3::Z, inside, 48) > 0.0);
+        let outside = Vec3::new(1.5f32.sin(), 0.0, 1.5f32.cos());
+        assert!(!reaches_direction(&cone, Vec3::Z, outside));
     }
 }
