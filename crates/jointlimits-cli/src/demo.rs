@@ -15,9 +15,13 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::check::{CheckReport, measure};
+use crate::plot::{Formats, draw_pictures};
 
 /// Frames per second of the generated clip.
 const DEMO_FRAME_RATE: f64 = 30.0;
+
+/// Joints drawn in detail (swing chart and limit space): a shoulder, an elbow, a hip and a knee.
+const PICTURED_JOINTS: [&str; 4] = ["LeftArm", "LeftForeArm", "LeftUpLeg", "LeftLeg"];
 
 /// How far the exaggerated clip overshoots the published ranges.
 const EXAGGERATION: f64 = 1.6;
@@ -91,11 +95,32 @@ pub fn run(out: &Path) -> Result<()> {
         &after,
         started.elapsed().as_secs_f64(),
     )?;
+    let pictures = out.join("pictures");
+    std::fs::create_dir_all(&pictures)
+        .with_context(|| format!("cannot create the folder {}", pictures.display()))?;
+    let detailed: Vec<usize> = PICTURED_JOINTS
+        .iter()
+        .filter_map(|name| limits.joints.iter().position(|l| l.joint == *name))
+        .collect();
+    let drawn = draw_pictures(
+        &limits,
+        Some(&skeleton),
+        &[("exaggerated.bvh".to_string(), &exaggerated)],
+        &detailed,
+        &pictures,
+        Formats::Both,
+    )?;
+    writeln!(
+        report,
+        "\npictures: {} files in {} (overview.png: every joint's swing chart)",
+        drawn.len(),
+        pictures.display()
+    )?;
     write_atomically(&out.join("report.txt"), |f| f.write_all(&report))
         .with_context(|| format!("cannot write {}", out.join("report.txt").display()))?;
     std::io::stdout().write_all(&report)?;
     println!(
-        "wrote range_of_motion.bvh, exaggerated.bvh, limited.bvh, limits.json and report.txt to {}",
+        "wrote range_of_motion.bvh, exaggerated.bvh, limited.bvh, limits.json, report.txt and pictures/ to {}",
         out.display()
     );
     Ok(())

@@ -10,7 +10,8 @@
 use glam::{Mat3, Quat, Vec2, Vec3};
 use jointlimits::JointLimit;
 use jointlimits::joint_limit::swing_basis;
-use jointlimits::measure::tightness::{TWIST_STEPS, allowed_twist_share};
+use jointlimits::measure::tightness::{TWIST_STEPS, allowed_twist_share, pointing};
+use jointlimits::{LimitContext, RotationLimit};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -43,6 +44,24 @@ fn disc_direction(axis: Vec3, basis: &Mat3, p: Vec2) -> Option<Vec3> {
     )
 }
 
+/// Whether the limit's nearest allowed rotation to the bone pointing along `direction` (the
+/// centre `p` of a cell `cell` wide) points into the same cell: regions thinner than a cell (a
+/// wrist's arc) still show.
+fn touches_cell(
+    limit: &JointLimit,
+    axis: Vec3,
+    basis: &Mat3,
+    direction: Vec3,
+    p: Vec2,
+    cell: f32,
+) -> bool {
+    let nearest = limit
+        .region
+        .nearest(pointing(axis, direction, 0.0), &LimitContext::NONE);
+    let reached = disc_point(axis, basis, (nearest.relative * axis).normalize());
+    (reached - p).abs().max_element() <= cell / 2.0
+}
+
 /// The allowed twist share on a grid of disc cells.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwingMap {
@@ -70,7 +89,12 @@ impl SwingMap {
                     2.0 - (row as f32 + 0.5) * cell,
                 );
                 disc_direction(axis, &basis, p).map(|direction| {
-                    allowed_twist_share(&limit.region, axis, direction, TWIST_STEPS)
+                    let share = allowed_twist_share(&limit.region, axis, direction, TWIST_STEPS);
+                    if share == 0.0 && touches_cell(limit, axis, &basis, direction, p, cell) {
+                        1.0 / TWIST_STEPS as f32
+                    } else {
+                        share
+                    }
                 })
             })
             .collect();

@@ -145,7 +145,7 @@ pub fn time_projection(limit: &JointLimit, seed: u64) -> f64 {
             let started = Instant::now();
             let mut sink = Quat::IDENTITY;
             for &q in &inputs {
-                sink = sink + std::hint::black_box(limit.limit(std::hint::black_box(q)));
+                sink += std::hint::black_box(limit.limit(std::hint::black_box(q)));
             }
             std::hint::black_box(sink);
             started.elapsed().as_nanos() as f64 / TIMED_ROTATIONS as f64
