@@ -107,6 +107,7 @@ pub fn run(out: &Path) -> Result<()> {
         Some(&skeleton),
         &[("exaggerated.bvh".to_string(), &exaggerated)],
         &detailed,
+        &[],
         &pictures,
         Formats::Both,
     )?;

@@ -95,12 +95,14 @@ pub fn joint_samples(skeleton: Option<&Skeleton>, motions: &[&Motion], joint: &s
 
 /// Pictures for `limits` and `motions` (of `skeleton`) into `folder`: the overview, a swing
 /// chart and a limit-space figure for each joint in `chosen` (indices into `limits.joints`), and
-/// a timeline per named clip. Returns the files written.
+/// a timeline per named clip of the joints in `timeline_joints` (or the most violating ones).
+/// Returns the files written.
 pub fn draw_pictures(
     limits: &SkeletonLimits,
     skeleton: Option<&Skeleton>,
     clips: &[(String, &Motion)],
     chosen: &[usize],
+    timeline_joints: &[String],
     folder: &Path,
     formats: Formats,
 ) -> Result<Vec<PathBuf>> {
@@ -165,6 +167,7 @@ pub fn draw_pictures(
                 limiter,
                 &names,
                 motion,
+                timeline_joints,
             );
             let stem = format!("timeline-{index:02}-{}", joint_stem(0, name).split_off(3));
             written.extend(write_figure(&timeline, folder, &stem, formats)?);
@@ -246,6 +249,7 @@ pub fn run(request: &PlotRequest) -> Result<()> {
         skeleton,
         &named,
         &chosen,
+        request.joints,
         request.out,
         request.formats,
     )?;

@@ -1,4 +1,4 @@
-//! A clip's violations over time: for the joints that stray farthest, the distance of each frame
+//! A clip's violations over time: for the chosen joints or those that stray farthest, the distance of each frame
 //! from the nearest allowed rotation, before limiting and after (streamed as `apply` streams).
 
 use jointlimits::{Limiter, Motion};
@@ -40,8 +40,15 @@ const HEIGHT: u32 = 640;
 
 impl Timeline {
     /// Measures `motion` against `limiter` (a fresh one bound to the clip's skeleton) before and
-    /// after limiting; `names` are the skeleton's joint names.
-    pub fn new(title: &str, mut limiter: Limiter, names: &[String], motion: &Motion) -> Timeline {
+    /// after limiting; `names` are the skeleton's joint names. Draws the joints named in `only`
+    /// (at most [`TIMELINE_JOINTS`]), or, when it is empty, the ones with the largest violations.
+    pub fn new(
+        title: &str,
+        mut limiter: Limiter,
+        names: &[String],
+        motion: &Motion,
+        only: &[String],
+    ) -> Timeline {
         let count = limiter.joint_count().min(motion.joint_count);
         let frames = motion.frame_count();
         let mut before = vec![Vec::with_capacity(frames); count];
@@ -60,6 +67,7 @@ impl Timeline {
         }
         let mut joints: Vec<JointViolations> = (0..count)
             .filter(|&j| limiter.joint_limit(j).is_some())
+            .filter(|&j| only.is_empty() || names.get(j).is_some_and(|n| only.contains(n)))
             .map(|j| JointViolations {
                 name: names
                     .get(j)

@@ -247,6 +247,7 @@ fn timelines_show_violations_before_and_after() {
         limits.bind(&skeleton).unwrap(),
         &names,
         &motion,
+        &[],
     );
     assert_eq!(timeline.frames, motion.frame_count());
     assert!(timeline.joints[0].before.iter().any(|&v| v > 1.0));
@@ -257,4 +258,15 @@ fn timelines_show_violations_before_and_after() {
             .all(|j| j.after.iter().all(|&v| v < 1e-3))
     );
     rendered(&timeline, "salsa_10 violations");
+    let chosen = ["rThigh".to_string(), "lShin".to_string()];
+    let timeline = Timeline::new(
+        "chosen",
+        limits.bind(&skeleton).unwrap(),
+        &names,
+        &motion,
+        &chosen,
+    );
+    let drawn: Vec<&str> = timeline.joints.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(drawn.len(), 2);
+    assert!(drawn.contains(&"rThigh") && drawn.contains(&"lShin"));
 }
