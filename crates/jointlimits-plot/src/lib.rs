@@ -10,6 +10,30 @@
 //!
 //! Every figure renders to PNG ([`to_png`]) and SVG ([`to_svg`]); text uses the bundled DejaVu
 //! Sans, so PNGs come out the same on every machine.
+//!
+//! ```
+//! use glam::{Quat, Vec3};
+//! use jointlimits::authored::ConeLimit;
+//! use jointlimits::{JointLimit, TwistRange};
+//! use jointlimits_plot::{Figure, SwingChart, to_png};
+//!
+//! let limit = JointLimit {
+//!     joint: "shoulder".into(),
+//!     reference: Quat::IDENTITY,
+//!     region: ConeLimit {
+//!         twist_axis: Vec3::Y,
+//!         max_swing: 1.2,
+//!         twist: TwistRange { min: -0.5, max: 0.5 },
+//!     }
+//!     .into(),
+//!     softening: None,
+//! };
+//! let samples = [Quat::from_rotation_x(0.4), Quat::from_rotation_x(2.0)];
+//! let chart = SwingChart::new(&limit, Vec3::Y, &samples);
+//! let png = to_png(&chart).unwrap();
+//! assert_eq!(&png[1..4], b"PNG");
+//! assert_eq!(chart.samples.iter().filter(|s| s.1).count(), 1);
+//! ```
 
 #![warn(missing_docs)]
 

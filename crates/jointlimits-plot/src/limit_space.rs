@@ -14,6 +14,7 @@ use plotters::prelude::*;
 use crate::chart::LimitChart;
 use crate::figure::Figure;
 use crate::style::{self, INK, NOT_ALLOWED, sample_colour};
+use crate::swing_chart::distinct_dots;
 
 /// Cells per side of an orthographic view.
 const VIEW_CELLS: usize = 72;
@@ -263,17 +264,27 @@ impl Figure for LimitSpaceFigure {
         for (view, &(across, up, _)) in VIEWS.iter().enumerate() {
             let (left, top) = Self::panel_origin(view);
             let cell = PANEL as f32 / VIEW_CELLS as f32;
+            let edge = |index: usize| (index as f32 * cell).round() as i32;
             for row in 0..VIEW_CELLS {
-                for column in 0..VIEW_CELLS {
-                    let share = self.views[view][row * VIEW_CELLS + column];
-                    let x0 = left + (column as f32 * cell).round() as i32;
-                    let x1 = left + ((column + 1) as f32 * cell).round() as i32;
-                    let y0 = top + (row as f32 * cell).round() as i32;
-                    let y1 = top + ((row + 1) as f32 * cell).round() as i32;
+                let colours: Vec<RGBColor> = self.views[view]
+                    [row * VIEW_CELLS..(row + 1) * VIEW_CELLS]
+                    .iter()
+                    .map(|&share| depth_colour(share))
+                    .collect();
+                // One rectangle per run of equal colour along the row.
+                let mut column = 0;
+                while column < VIEW_CELLS {
+                    let end = (column..VIEW_CELLS)
+                        .find(|&c| colours[c] != colours[column])
+                        .unwrap_or(VIEW_CELLS);
                     root.draw(&Rectangle::new(
-                        [(x0, y0), (x1, y1)],
-                        depth_colour(share).filled(),
+                        [
+                            (left + edge(column), top + edge(row)),
+                            (left + edge(end), top + edge(row + 1)),
+                        ],
+                        colours[column].filled(),
                     ))?;
+                    column = end;
                 }
             }
             root.draw(&Rectangle::new(
@@ -341,21 +352,17 @@ impl Figure for LimitSpaceFigure {
                 RGBColor(90, 130, 210).filled(),
             ))?;
         }
-        for want_inside in [true, false] {
-            for &(p, inside) in self.samples.iter().filter(|s| s.1 == want_inside) {
-                root.draw(&Circle::new(
-                    self.pixel_3d(p),
-                    2,
-                    sample_colour(inside).filled(),
-                ))?;
-                for view in 0..3 {
-                    root.draw(&Circle::new(
-                        self.view_pixel(view, p),
-                        2,
-                        sample_colour(inside).filled(),
-                    ))?;
-                }
-            }
+        let pixels = self.samples.iter().flat_map(|&(p, inside)| {
+            [
+                self.pixel_3d(p),
+                self.view_pixel(0, p),
+                self.view_pixel(1, p),
+                self.view_pixel(2, p),
+            ]
+            .map(|pixel| (pixel, inside))
+        });
+        for (pixel, inside) in distinct_dots(pixels) {
+            root.draw(&Circle::new(pixel, 2, sample_colour(inside).filled()))?;
         }
         Ok(())
     }

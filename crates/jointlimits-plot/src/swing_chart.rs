@@ -219,16 +219,24 @@ pub(crate) fn draw_disc<DB: DrawingBackend>(
         INK,
     ))?;
     // Samples: inside first, so the outside ones, the news, are on top.
-    for want_inside in [true, false] {
-        for &(p, inside) in samples.iter().filter(|s| s.1 == want_inside) {
-            root.draw(&Circle::new(
-                place.pixel(p),
-                dot,
-                sample_colour(inside).filled(),
-            ))?;
-        }
+    let dots = distinct_dots(samples.iter().map(|&(p, inside)| (place.pixel(p), inside)));
+    for (pixel, inside) in dots {
+        root.draw(&Circle::new(pixel, dot, sample_colour(inside).filled()))?;
     }
     Ok(())
+}
+
+/// The dots to draw for samples at `pixels` (inside or not): one per pixel and colour, the inside
+/// ones first. A clip's thousands of frames drawn on the same few pixels look the same drawn
+/// once, and keep SVG files small.
+pub(crate) fn distinct_dots(
+    pixels: impl Iterator<Item = ((i32, i32), bool)>,
+) -> Vec<((i32, i32), bool)> {
+    let mut dots: Vec<((i32, i32), bool)> = pixels.collect();
+    // `false < true`: sorting by (not inside) puts the inside dots first.
+    dots.sort_unstable_by_key(|&(pixel, inside)| (!inside, pixel));
+    dots.dedup();
+    dots
 }
 
 /// One joint's swing chart (module docs) with a legend.
