@@ -46,6 +46,7 @@ pub mod skeleton_limits;
 pub mod skeleton_record;
 pub mod soften;
 pub mod space;
+pub mod table;
 pub mod twist;
 pub mod validation;
 
