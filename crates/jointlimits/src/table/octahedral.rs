@@ -92,7 +92,7 @@ mod tests {
             let p = map.to_square(d);
             assert!(p.abs().max_element() <= 1.0 + 1e-6);
             let back = map.to_sphere(p);
-            assert!(back.angle_between(d) < 3e-4, "{d} → {p} → {back}");
+            assert!((back - d).length() < 2e-5, "{d} → {p} → {back}");
         }
     }
 
