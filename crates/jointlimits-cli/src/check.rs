@@ -51,7 +51,7 @@ impl CheckReport {
     }
 }
 
-/// Measures `motions` against `limits`, frame by frame: each joint's violation is the distance
+/// Measures `motions` against `limits` (with a progress bar when `show_progress`), frame by frame: each joint's violation is the distance
 /// from its rotation to the nearest allowed one (stateless, so it does not depend on the frames
 /// before or on which cover a file happens to store).
 pub fn measure(
@@ -59,6 +59,7 @@ pub fn measure(
     skeleton: &Skeleton,
     motions: &[&Motion],
     tolerance_deg: f64,
+    show_progress: bool,
 ) -> Result<CheckReport, jointlimits::LimitsError> {
     let limiter = limits.bind(skeleton)?;
     let limited: Vec<usize> = (0..skeleton.len())
@@ -78,10 +79,12 @@ pub fn measure(
         .collect();
     let (mut frames, mut frames_all_inside) = (0, 0);
     let total: usize = motions.iter().map(|m| m.frame_count()).sum();
-    let progress = Progress::bar("checking", total as u64, "frames");
+    let progress = show_progress.then(|| Progress::bar("checking", total as u64, "frames"));
     for (clip, motion) in motions.iter().enumerate() {
         for frame in 0..motion.frame_count() {
-            progress.step();
+            if let Some(progress) = &progress {
+                progress.step();
+            }
             let rotations = motion.frame_rotations(frame);
             let mut all_inside = true;
             for (entry, &j) in joints.iter_mut().zip(&limited) {
@@ -158,13 +161,14 @@ pub fn run(
     let clips = inputs::read_clips(clip_paths, USAGE)?;
     let limits = inputs::ensure_same_skeleton(limits, limits_path, &clips, allow_other_skeleton)?;
     let motions: Vec<&Motion> = clips.motions.iter().collect();
-    let mut report = measure(&limits, clips.skeleton(), &motions, tolerance_deg).map_err(|e| {
-        anyhow!(
-            "{} does not fit {}: {e}",
-            limits_path.display(),
-            clip_paths[0].display()
-        )
-    })?;
+    let mut report =
+        measure(&limits, clips.skeleton(), &motions, tolerance_deg, true).map_err(|e| {
+            anyhow!(
+                "{} does not fit {}: {e}",
+                limits_path.display(),
+                clip_paths[0].display()
+            )
+        })?;
     for joint in &mut report.joints {
         joint.worst_clip_file = joint
             .worst_clip

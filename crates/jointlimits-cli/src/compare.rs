@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::check::measure;
-use crate::eval::{evaluate, percent, truncate};
+use crate::eval::{evaluate, gaps, percent, truncate};
 use crate::inputs;
 
 /// How `compare` takes its arguments, for hints.
@@ -25,6 +25,9 @@ const USAGE: &str = "jointlimits compare CLIP.bvh... [--holdout CLIP.bvh...]";
 /// Blocks of frames a single clip is cut into for cross-validation.
 pub const TIME_BLOCKS: usize = 4;
 
+/// The fewest frames a time block may hold.
+const MIN_BLOCK_FRAMES: usize = 2;
+
 /// One fitted kind, measured.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CompareRow {
@@ -32,8 +35,15 @@ pub struct CompareRow {
     pub space: String,
     /// Shape (or reach cone).
     pub shape: String,
-    /// Why it could not be fitted or measured (then every number is 0).
+    /// Why it could not be fitted or measured (then `measures` is `null`).
     pub error: Option<String>,
+    /// What was measured.
+    pub measures: Option<KindMeasures>,
+}
+
+/// The measures of one kind.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct KindMeasures {
     /// Share of held-out joint-frames inside the limits.
     pub heldout_acceptance: f64,
     /// Share of held-out frames with every joint inside.
@@ -42,10 +52,10 @@ pub struct CompareRow {
     pub rotation_acceptance: f64,
     /// Mean over joints of the share of random bone directions allowed.
     pub direction_acceptance: f64,
-    /// Mean projection gap against the brute force, degrees.
-    pub mean_gap_deg: f64,
+    /// Mean projection gap against the brute force, degrees (`null` when none was measured).
+    pub mean_gap_deg: Option<f64>,
     /// Largest projection gap, degrees.
-    pub max_gap_deg: f64,
+    pub max_gap_deg: Option<f64>,
     /// Largest output jump along slow paths, degrees.
     pub largest_jump_deg: f64,
     /// Switches along slow paths, over all joints.
@@ -112,6 +122,7 @@ fn folds(clips: &[Motion], holdout: &[Motion]) -> (Vec<Fold>, String) {
     }
     let clip = &clips[0];
     let frames = clip.frame_count();
+    debug_assert!(frames >= MIN_BLOCK_FRAMES * TIME_BLOCKS);
     let block = |b: usize| b * frames / TIME_BLOCKS..(b + 1) * frames / TIME_BLOCKS;
     let folds = (0..TIME_BLOCKS)
         .map(|out| Fold {
@@ -151,12 +162,12 @@ fn compare_kind(
     options: &FitOptions,
     only: &[String],
     evaluation: &EvaluationOptions,
-) -> Result<CompareRow> {
+) -> Result<KindMeasures> {
     let (mut frames, mut all_inside, mut joint_frames, mut joint_frames_outside) = (0, 0, 0, 0);
     for fold in folds {
         let limits = fit(skeleton, &fold.training, options, only)?;
         let heldout: Vec<&Motion> = fold.heldout.iter().collect();
-        let report = measure(&limits, skeleton, &heldout, 0.0)?;
+        let report = measure(&limits, skeleton, &heldout, 0.0, false)?;
         frames += report.frames;
         all_inside += report.frames_all_inside;
         joint_frames += report.frames * report.joints.len();
@@ -171,10 +182,7 @@ fn compare_kind(
     let fit_ms = started.elapsed().as_secs_f64() * 1e3;
     let report = evaluate(&limits, Some(skeleton), &[], only, evaluation)?;
     let o = &report.overall;
-    Ok(CompareRow {
-        space: space_name(options.space).into(),
-        shape: shape_name(options.shape),
-        error: None,
+    Ok(KindMeasures {
         heldout_acceptance: 1.0 - joint_frames_outside as f64 / joint_frames.max(1) as f64,
         heldout_frames_all_inside: all_inside as f64 / frames.max(1) as f64,
         rotation_acceptance: o.mean_rotation_acceptance,
@@ -265,28 +273,55 @@ pub fn run(request: &CompareRequest) -> Result<()> {
     };
     let training = skip(&clips.motions);
     let heldout = holdout.as_ref().map_or_else(Vec::new, |h| skip(&h.motions));
-    if training.iter().all(|m| m.frame_count() == 0) {
+    let frames: usize = training.iter().map(Motion::frame_count).sum();
+    if frames == 0 {
         bail!(
-            "no frames left to fit after skipping {}",
-            request.skip_frames
+            "{} has no frames to fit{}",
+            request.clips[0].display(),
+            if request.skip_frames > 0 {
+                format!(" after skipping {}", request.skip_frames)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if heldout.is_empty() && training.len() == 1 && frames < MIN_BLOCK_FRAMES * TIME_BLOCKS {
+        bail!(
+            "{} has {frames} frame(s) to fit: cross-validation over {TIME_BLOCKS} time blocks needs at least {}; give more clips or --holdout",
+            request.clips[0].display(),
+            MIN_BLOCK_FRAMES * TIME_BLOCKS
         );
     }
     let skeleton = clips.skeleton();
-    // Validate joint names once, against limits of any kind.
-    let probe = fit(skeleton, &training, &FitOptions::default(), &[])?;
-    evaluate(
-        &probe,
-        None,
-        &[],
-        request.joints,
-        &EvaluationOptions {
-            samples: 1,
-            optimality_inputs: 0,
-            paths_per_family: 0,
-            seed: 0,
-            timing: false,
-        },
-    )?;
+    // Every joint but the root gets a limit.
+    let limited: Vec<&str> = skeleton
+        .joints()
+        .iter()
+        .filter(|j| j.parent.is_some())
+        .map(|j| j.name.as_str())
+        .collect();
+    for name in request.joints {
+        if !limited.contains(&name.as_str()) {
+            let root = skeleton
+                .joints()
+                .iter()
+                .any(|j| j.parent.is_none() && &j.name == name);
+            bail!(
+                "{}: {}",
+                request.clips[0].display(),
+                if root {
+                    format!(
+                        "{name:?} is the root, which has no limit (its rotation is the heading)"
+                    )
+                } else {
+                    format!(
+                        "no joint {name:?}{}",
+                        crate::suggest::did_you_mean(name, &limited)
+                    )
+                }
+            );
+        }
+    }
     let (folds, validation) = folds(&training, &heldout);
     let heldout_frames = folds
         .iter()
@@ -295,7 +330,7 @@ pub fn run(request: &CompareRequest) -> Result<()> {
         .sum();
     let kinds = kinds();
     let progress = crate::progress::Progress::bar("comparing", kinds.len() as u64, "kinds");
-    let rows = kinds
+    let rows: Vec<CompareRow> = kinds
         .into_iter()
         .map(|(space, shape)| {
             progress.say(&format!("{} {}", space_name(space), shape_name(shape)));
@@ -305,20 +340,30 @@ pub fn run(request: &CompareRequest) -> Result<()> {
                 padding: request.padding,
                 ..FitOptions::default()
             };
-            let row = compare_kind(
+            let measured = compare_kind(
                 skeleton,
                 &training,
                 &folds,
                 &options,
                 request.joints,
                 &request.evaluation,
-            )
-            .unwrap_or_else(|error| failed_row(space, shape, &error));
+            );
+            let row = CompareRow {
+                space: space_name(space).into(),
+                shape: shape_name(shape),
+                error: measured.as_ref().err().map(|e| format!("{e:#}")),
+                measures: measured.ok(),
+            };
             progress.step();
             row
         })
         .collect();
     drop(progress);
+    if let Some(failure) = rows.iter().find_map(|r| r.error.as_ref())
+        && rows.iter().all(|r| r.measures.is_none())
+    {
+        bail!("no kind could be fitted and measured: {failure}");
+    }
     let report = CompareReport {
         validation,
         heldout_frames,
@@ -335,24 +380,6 @@ pub fn run(request: &CompareRequest) -> Result<()> {
         Format::Markdown => print_table(&report, true, &mut out)?,
     }
     Ok(())
-}
-
-fn failed_row(space: SpaceKind, shape: ShapeKind, error: &anyhow::Error) -> CompareRow {
-    CompareRow {
-        space: space_name(space).into(),
-        shape: shape_name(shape),
-        error: Some(format!("{error:#}")),
-        heldout_acceptance: 0.0,
-        heldout_frames_all_inside: 0.0,
-        rotation_acceptance: 0.0,
-        direction_acceptance: 0.0,
-        mean_gap_deg: 0.0,
-        max_gap_deg: 0.0,
-        largest_jump_deg: 0.0,
-        switches: 0,
-        fit_ms: None,
-        ns_per_projection: None,
-    }
 }
 
 /// Prints the table, aligned text or Markdown.
@@ -376,26 +403,27 @@ pub fn print_table(
     ];
     let widths = [11, 10, 11, 13, 10, 10, 14, 7, 8, 8, 7];
     let cells = |row: &CompareRow| -> Vec<String> {
-        if let Some(error) = &row.error {
+        let Some(m) = &row.measures else {
+            let error = row.error.as_deref().unwrap_or("not measured");
             return vec![
                 row.space.clone(),
                 row.shape.clone(),
                 format!("failed: {}", truncate(error, 120)),
             ];
-        }
+        };
         let optional = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.0}"));
         vec![
             row.space.clone(),
             row.shape.clone(),
-            percent(row.heldout_acceptance),
-            percent(row.heldout_frames_all_inside),
-            percent(row.rotation_acceptance),
-            percent(row.direction_acceptance),
-            format!("{:.2}/{:.2}", row.mean_gap_deg, row.max_gap_deg),
-            format!("{:.1}", row.largest_jump_deg),
-            row.switches.to_string(),
-            optional(row.fit_ms),
-            optional(row.ns_per_projection),
+            percent(m.heldout_acceptance),
+            percent(m.heldout_frames_all_inside),
+            percent(m.rotation_acceptance),
+            percent(m.direction_acceptance),
+            gaps(m.mean_gap_deg, m.max_gap_deg),
+            format!("{:.1}", m.largest_jump_deg),
+            m.switches.to_string(),
+            optional(m.fit_ms),
+            optional(m.ns_per_projection),
         ]
     };
     if markdown {

@@ -82,9 +82,9 @@ pub fn run(out: &Path) -> Result<()> {
     let limited_reread = read_bvh_file(out.join("limited.bvh"))?.to_motion();
 
     let tolerance = 0.01;
-    let before_natural = measure(&limits, &skeleton, &[&reread], tolerance)?;
-    let before = measure(&limits, &skeleton, &[&exaggerated], tolerance)?;
-    let after = measure(&limits, &skeleton, &[&limited_reread], tolerance)?;
+    let before_natural = measure(&limits, &skeleton, &[&reread], tolerance, false)?;
+    let before = measure(&limits, &skeleton, &[&exaggerated], tolerance, false)?;
+    let after = measure(&limits, &skeleton, &[&limited_reread], tolerance, false)?;
 
     let mut report = Vec::new();
     write_report(

@@ -68,10 +68,11 @@ pub struct JointEvaluation {
     pub direction_acceptance: f64,
     /// Random outside inputs whose projections were checked.
     pub optimality_inputs: usize,
-    /// Mean extra angle of a projection over the brute-force nearest allowed rotation, degrees.
-    pub mean_gap_deg: f64,
+    /// Mean extra angle of a projection over the brute-force nearest allowed rotation, degrees
+    /// (`null` when no random input fell outside).
+    pub mean_gap_deg: Option<f64>,
     /// The largest, degrees.
-    pub max_gap_deg: f64,
+    pub max_gap_deg: Option<f64>,
     /// Projections the limit itself refused (a broken contract; 0 expected).
     pub projections_not_allowed: usize,
     /// Two full turns about random axes.
@@ -89,18 +90,18 @@ pub struct JointEvaluation {
 pub struct Overall {
     /// Clip frames measured (0 without clips).
     pub frames: usize,
-    /// Share of frames with every joint inside.
-    pub share_frames_all_inside: f64,
-    /// Share of joint-frames inside.
-    pub share_joint_frames_inside: f64,
+    /// Share of frames with every joint inside (`null` without clips).
+    pub share_frames_all_inside: Option<f64>,
+    /// Share of joint-frames inside (`null` without clips).
+    pub share_joint_frames_inside: Option<f64>,
     /// Mean over joints of the random-rotation acceptance.
     pub mean_rotation_acceptance: f64,
     /// Mean over joints of the random-direction acceptance.
     pub mean_direction_acceptance: f64,
-    /// Mean projection gap over all checked inputs, degrees.
-    pub mean_gap_deg: f64,
+    /// Mean projection gap over all checked inputs, degrees (`null` when none was checked).
+    pub mean_gap_deg: Option<f64>,
     /// The largest projection gap, degrees.
-    pub max_gap_deg: f64,
+    pub max_gap_deg: Option<f64>,
     /// The largest output jump on any path, degrees.
     pub largest_jump_deg: f64,
     /// Switches on all paths.
@@ -138,8 +139,19 @@ pub fn evaluate(
             );
         }
     }
+    if limits.joints.is_empty() {
+        bail!("the limits hold no joint to evaluate");
+    }
+    if let Some(skeleton) = skeleton.filter(|_| !motions.is_empty())
+        && limits
+            .joints
+            .iter()
+            .all(|l| skeleton.find(&l.joint).is_none())
+    {
+        bail!("none of the limits' joints is in the clips' skeleton");
+    }
     let check = match (skeleton, motions.is_empty()) {
-        (Some(skeleton), false) => Some(measure(limits, skeleton, motions, 0.0)?),
+        (Some(skeleton), false) => Some(measure(limits, skeleton, motions, 0.0, true)?),
         _ => None,
     };
     let axes = bone_axes(limits, skeleton);
@@ -196,8 +208,8 @@ fn joint_evaluation(
         rotation_acceptance: e.rotation_acceptance,
         direction_acceptance: e.direction_acceptance,
         optimality_inputs: e.optimality.inputs,
-        mean_gap_deg: e.optimality.mean_gap.to_degrees(),
-        max_gap_deg: e.optimality.max_gap.to_degrees(),
+        mean_gap_deg: (e.optimality.inputs > 0).then(|| e.optimality.mean_gap.to_degrees()),
+        max_gap_deg: (e.optimality.inputs > 0).then(|| e.optimality.max_gap.to_degrees()),
         projections_not_allowed: e.optimality.projections_not_allowed,
         full_turns: e.continuity.full_turns.into(),
         swings_through_180: e.continuity.swings_through_180.into(),
@@ -232,22 +244,23 @@ fn overall(joints: &[JointEvaluation], frames: Option<(usize, usize)>) -> Overal
         .filter_map(|j| j.clips.as_ref())
         .map(|c| c.share_inside * c.frames as f64)
         .sum();
+    let measured = joints.iter().filter(|j| j.optimality_inputs > 0);
     Overall {
         frames,
-        share_frames_all_inside: share(all_inside, frames),
-        share_joint_frames_inside: if joint_frames == 0 {
-            0.0
-        } else {
-            joint_frames_inside / joint_frames as f64
-        },
+        share_frames_all_inside: (frames > 0).then(|| share(all_inside, frames)),
+        share_joint_frames_inside: (joint_frames > 0)
+            .then(|| joint_frames_inside / joint_frames as f64),
         mean_rotation_acceptance: mean(&|j| j.rotation_acceptance),
         mean_direction_acceptance: mean(&|j| j.direction_acceptance),
-        mean_gap_deg: joints
-            .iter()
-            .map(|j| j.mean_gap_deg * j.optimality_inputs as f64)
-            .sum::<f64>()
-            / inputs.max(1) as f64,
-        max_gap_deg: joints.iter().map(|j| j.max_gap_deg).fold(0.0, f64::max),
+        mean_gap_deg: (inputs > 0).then(|| {
+            measured
+                .clone()
+                .filter_map(|j| j.mean_gap_deg.map(|g| g * j.optimality_inputs as f64))
+                .sum::<f64>()
+                / inputs as f64
+        }),
+        max_gap_deg: (inputs > 0)
+            .then(|| measured.filter_map(|j| j.max_gap_deg).fold(0.0, f64::max)),
         largest_jump_deg: joints
             .iter()
             .flat_map(JointEvaluation::paths)
@@ -300,19 +313,21 @@ pub fn print_text(report: &EvalReport, out: &mut impl Write) -> std::io::Result<
             worst,
             percent(j.rotation_acceptance),
             percent(j.direction_acceptance),
-            format!("{:.2}/{:.2}", j.mean_gap_deg, j.max_gap_deg),
+            gaps(j.mean_gap_deg, j.max_gap_deg),
             paths.iter().map(|p| p.largest_jump_deg).fold(0.0, f64::max),
             paths.iter().map(|p| p.switches).sum::<usize>(),
             nanoseconds(j.ns_per_projection),
         )?;
     }
     let o = &report.overall;
-    if o.frames > 0 {
+    if let (Some(all), Some(joint_frames)) =
+        (o.share_frames_all_inside, o.share_joint_frames_inside)
+    {
         writeln!(
             out,
             "clips: {} of frames have every joint inside; {} of joint-frames are inside ({} frames)",
-            percent(o.share_frames_all_inside),
-            percent(o.share_joint_frames_inside),
+            percent(all),
+            percent(joint_frames),
             o.frames
         )?;
     }
@@ -324,11 +339,12 @@ pub fn print_text(report: &EvalReport, out: &mut impl Write) -> std::io::Result<
         report.options.samples,
         report.options.seed
     )?;
-    writeln!(
-        out,
-        "optimality: projections land {:.3}° (mean) and at most {:.3}° farther than the brute-force nearest allowed rotation",
-        o.mean_gap_deg, o.max_gap_deg
-    )?;
+    if let (Some(mean), Some(max)) = (o.mean_gap_deg, o.max_gap_deg) {
+        writeln!(
+            out,
+            "optimality: projections land {mean:.3}° (mean) and at most {max:.3}° farther than the brute-force nearest allowed rotation",
+        )?;
+    }
     writeln!(
         out,
         "continuity: largest output jump {:.2}° per 0.5° input step; {} switches on slow paths",
@@ -338,6 +354,14 @@ pub fn print_text(report: &EvalReport, out: &mut impl Write) -> std::io::Result<
         writeln!(out, "cost: {ns:.0} ns per projection (mean over joints)")?;
     }
     Ok(())
+}
+
+/// `mean/max` gap in degrees, or `-` when none was measured.
+pub fn gaps(mean: Option<f64>, max: Option<f64>) -> String {
+    match (mean, max) {
+        (Some(mean), Some(max)) => format!("{mean:.2}/{max:.2}"),
+        _ => "-".into(),
+    }
 }
 
 /// `12.3%`.

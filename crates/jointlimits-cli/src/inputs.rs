@@ -31,8 +31,12 @@ pub fn read_limits(path: &Path, usage: &str) -> Result<SkeletonLimits> {
 pub fn read_clips(paths: &[std::path::PathBuf], usage: &str) -> Result<Clips> {
     Clips::read(paths).map_err(
         |error| match paths.iter().find(|p| starts_with_word(p, "{")) {
-            Some(path) => anyhow::anyhow!(
+            Some(path) if usage.contains("LIMITS") => anyhow::anyhow!(
                 "{} is a limits file, not a BVH clip: the limits file comes first ({usage})",
+                path.display()
+            ),
+            Some(path) => anyhow::anyhow!(
+                "{} is a limits file, not a BVH clip: this command fits limits itself and takes clips ({usage})",
                 path.display()
             ),
             None => error,

@@ -211,10 +211,10 @@ enum Command {
         #[arg(long, default_value_t = 2.0, value_parser = parse_padding, allow_hyphen_values = true)]
         padding: f64,
         /// Random rotations (and directions) per joint for tightness.
-        #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         samples: u64,
         /// Random outside rotations per joint whose projections are checked by brute force.
-        #[arg(long, default_value_t = 40, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
         optimality_inputs: u64,
         /// Random slow paths of each kind per joint.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(0..=10_000))]

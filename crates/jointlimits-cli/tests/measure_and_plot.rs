@@ -168,7 +168,7 @@ fn compare_tables_every_kind_and_repeats_itself() {
     assert_eq!(rows.len(), 17);
     for row in rows {
         assert!(row["error"].is_null(), "{row}");
-        let heldout = row["heldout_acceptance"].as_f64().unwrap();
+        let heldout = row["measures"]["heldout_acceptance"].as_f64().unwrap();
         assert!(heldout > 0.0 && heldout <= 1.0, "{row}");
     }
     assert!(
@@ -322,4 +322,49 @@ fn plot_refuses_what_it_cannot_draw() {
         &dir.join("r"),
         &["overview", "00-joint-swing", "00-joint-space"],
     );
+}
+
+#[test]
+fn eval_and_compare_refuse_what_they_cannot_measure() {
+    let dir = scratch("measure-refusals");
+    let empty = dir.join("empty.json");
+    std::fs::write(
+        &empty,
+        r#"{"format":"jointlimits","version":1,"joints":[]}"#,
+    )
+    .unwrap();
+    let output = jointlimits(&["eval", empty.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no joint to evaluate"),
+        "{}",
+        stderr(&output)
+    );
+
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/salsa_10.bvh") else {
+        return;
+    };
+    // A clip of three frames: too short to cut into time blocks.
+    let text = std::fs::read_to_string(&clip).unwrap();
+    let motion = text.find("MOTION").unwrap();
+    let header: String = text[..motion].to_string();
+    let lines: Vec<&str> = text[motion..].lines().collect();
+    let short = format!(
+        "{header}MOTION\nFrames: 3\n{}\n{}\n",
+        lines[2],
+        lines[3..6].join("\n")
+    );
+    let short_path = dir.join("short.bvh");
+    std::fs::write(&short_path, short).unwrap();
+    let output = jointlimits(&["compare", short_path.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("3 frame(s)"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = jointlimits(&["compare", clip.to_str().unwrap(), "--joint", "hip"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("root"), "{}", stderr(&output));
 }

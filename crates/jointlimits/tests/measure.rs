@@ -252,3 +252,35 @@ fn evaluations_are_reproducible() {
     assert!(first.direction_acceptance > 0.1 && first.direction_acceptance < 0.25);
     assert!(first.rotation_acceptance < first.direction_acceptance);
 }
+
+#[test]
+fn narrow_twist_ranges_of_thin_full_space_shapes_are_reached() {
+    // A thin ellipsoid along x in scaled angle-axis: at most directions only a narrow band of
+    // twists is allowed, between the evenly spaced steps. A dense search over 720 twists is the
+    // reference.
+    use jointlimits::measure::tightness::{pointing, reaches_direction};
+    use jointlimits::{LimitContext, RotationLimit};
+    let limit = FullLimit::new(Shape::Ellipsoid(EllipsoidShape {
+        frame: Frame::IDENTITY,
+        semi_axes: Vec3::new(2.0, 0.1, 0.1),
+    }));
+    let axis = Vec3::Y;
+    let mut random = SeededRandom::new(31);
+    let (mut reached, mut dense, mut missed) = (0, 0, 0);
+    for _ in 0..3000 {
+        let direction = random.direction();
+        let fast = reaches_direction(&limit, axis, direction);
+        let slow = (0..720).any(|k| {
+            let twist = k as f32 * std::f32::consts::TAU / 720.0;
+            limit.contains(pointing(axis, direction, twist), &LimitContext::NONE)
+        });
+        reached += usize::from(fast);
+        dense += usize::from(slow);
+        missed += usize::from(slow && !fast);
+    }
+    assert!(dense > 60, "{dense}");
+    assert!(
+        missed * 50 <= dense,
+        "missed {missed} of {dense} (found {reached})"
+    );
+}

@@ -67,13 +67,76 @@ fn twist_at(step: usize, steps: usize) -> f32 {
     sign * k * TAU / steps as f32
 }
 
-/// Whether the limit's nearest allowed rotation to the untwisted pointing along `direction`,
-/// re-pointed along `direction` with its own twist, is allowed: a twist found where the evenly
-/// spaced ones may all miss.
-fn nearest_twist_allowed<L: RotationLimit>(limit: &L, axis: Vec3, direction: Vec3) -> bool {
+/// Golden-section steps refining the least-violating twist (resolution `step · 0.618¹⁶`).
+const REFINE_STEPS: usize = 16;
+
+/// Whether a twist the evenly spaced steps all miss lets the bone point along `direction`:
+/// the twist of the limit's nearest allowed rotation to the untwisted pointing, and the twist
+/// minimising the violation near `best_twist` (the least-violating step, `step` wide), found by
+/// golden-section search. Narrow twist ranges (a wrist's, a thin full-space shape's) lie there.
+fn twist_between_steps<L: RotationLimit>(
+    limit: &L,
+    axis: Vec3,
+    direction: Vec3,
+    best_twist: f32,
+    step: f32,
+) -> bool {
+    let allowed =
+        |twist: f32| limit.contains(pointing(axis, direction, twist), &LimitContext::NONE);
     let nearest = limit.nearest(pointing(axis, direction, 0.0), &LimitContext::NONE);
-    let (_, twist) = swing_and_twist_angle(nearest.relative, axis);
-    limit.contains(pointing(axis, direction, twist), &LimitContext::NONE)
+    if allowed(swing_and_twist_angle(nearest.relative, axis).1) {
+        return true;
+    }
+    let violation = |twist: f32| {
+        limit
+            .nearest(pointing(axis, direction, twist), &LimitContext::NONE)
+            .violation
+    };
+    let golden = 0.618_034f32;
+    let (mut low, mut high) = (best_twist - step, best_twist + step);
+    let (mut a, mut b) = (high - golden * (high - low), low + golden * (high - low));
+    let (mut va, mut vb) = (violation(a), violation(b));
+    for _ in 0..REFINE_STEPS {
+        if va <= vb {
+            high = b;
+            (b, vb) = (a, va);
+            a = high - golden * (high - low);
+            va = violation(a);
+        } else {
+            low = a;
+            (a, va) = (b, vb);
+            b = low + golden * (high - low);
+            vb = violation(b);
+        }
+        if va == 0.0 || vb == 0.0 {
+            break;
+        }
+    }
+    allowed(a) || allowed(b)
+}
+
+/// The twist angles allowed among `steps` evenly spaced ones, and the least-violating one.
+fn twists_allowed<L: RotationLimit>(
+    limit: &L,
+    axis: Vec3,
+    direction: Vec3,
+    steps: usize,
+    stop_at_first: bool,
+) -> (usize, f32) {
+    let (mut allowed, mut best, mut best_violation) = (0, 0.0, f32::INFINITY);
+    for step in 0..steps {
+        let twist = twist_at(step, steps);
+        let limited = limit.nearest(pointing(axis, direction, twist), &LimitContext::NONE);
+        if limited.inside {
+            allowed += 1;
+            if stop_at_first {
+                break;
+            }
+        } else if limited.violation < best_violation {
+            (best, best_violation) = (twist, limited.violation);
+        }
+    }
+    (allowed, best)
 }
 
 /// The share of `steps` evenly spaced twists about the unit bone `axis` with which the bone
@@ -86,29 +149,19 @@ pub fn allowed_twist_share<L: RotationLimit>(
     direction: Vec3,
     steps: usize,
 ) -> f32 {
-    let allowed = (0..steps)
-        .filter(|&step| {
-            limit.contains(
-                pointing(axis, direction, twist_at(step, steps)),
-                &LimitContext::NONE,
-            )
-        })
-        .count();
-    if allowed == 0 && nearest_twist_allowed(limit, axis, direction) {
+    let (allowed, best) = twists_allowed(limit, axis, direction, steps, false);
+    let step = TAU / steps as f32;
+    if allowed == 0 && twist_between_steps(limit, axis, direction, best, step) {
         return 1.0 / steps as f32;
     }
     allowed as f32 / steps as f32
 }
 
-/// Whether some twist (of [`TWIST_STEPS`], or the nearest allowed rotation's) lets the bone
+/// Whether some twist (of [`TWIST_STEPS`], or one between them found as above) lets the bone
 /// point along `direction`.
 pub fn reaches_direction<L: RotationLimit>(limit: &L, axis: Vec3, direction: Vec3) -> bool {
-    (0..TWIST_STEPS).any(|step| {
-        limit.contains(
-            pointing(axis, direction, twist_at(step, TWIST_STEPS)),
-            &LimitContext::NONE,
-        )
-    }) || nearest_twist_allowed(limit, axis, direction)
+    let (allowed, best) = twists_allowed(limit, axis, direction, TWIST_STEPS, true);
+    allowed > 0 || twist_between_steps(limit, axis, direction, best, TAU / TWIST_STEPS as f32)
 }
 
 /// The share of `samples` uniformly random bone directions (fixed `seed`) that `limit` lets the
