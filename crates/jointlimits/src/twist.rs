@@ -94,10 +94,18 @@ impl TwistRange {
 
     /// Like [`TwistRange::measure`], but using the turn of `twist` nearest to `previous` (the
     /// turn a stream used last frame), so a twist driven round and round stays on one side.
+    /// A twist that some turn puts inside is allowed and stays as it is, whatever the turn
+    /// nearest `previous` (an interval a whole turn wide has no seam).
     #[inline]
     pub fn measure_from(&self, twist: f32, previous: f32) -> TwistMeasure {
         let turned = twist + TAU * ((previous - twist) / TAU).round();
         let allowed = self.clamp(turned);
+        if allowed != turned {
+            let stateless = self.measure(twist);
+            if stateless.distance == 0.0 {
+                return stateless;
+            }
+        }
         TwistMeasure {
             turned,
             allowed,
@@ -128,6 +136,28 @@ mod tests {
             prop_assert!(range.contains(m.allowed) || (m.allowed - range.clamp(m.allowed)).abs() < 1e-6);
             let k = ((m.turned - twist) / TAU).round();
             prop_assert!((m.turned - twist - TAU * k).abs() < 1e-4);
+        }
+    }
+
+    #[test]
+    fn a_whole_turn_has_no_seam_for_streams() {
+        // [−π, π] allows every twist: a stream coming from just below π and going on past it
+        // is never clamped at π.
+        let range = TwistRange {
+            min: -std::f32::consts::PI,
+            max: std::f32::consts::PI,
+        };
+        let mut previous = 3.0;
+        for step in 0..40 {
+            let twist = 3.0 + 0.01 * step as f32;
+            let wrapped = if twist > std::f32::consts::PI {
+                twist - TAU
+            } else {
+                twist
+            };
+            let m = range.measure_from(wrapped, previous);
+            assert_eq!(m.distance, 0.0, "{twist}: {m:?}");
+            previous = m.turned;
         }
     }
 
