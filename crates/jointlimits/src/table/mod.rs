@@ -1,6 +1,8 @@
 //! Lookup-table limits: allowed bone directions, twist ranges, stress and break margins stored
 //! on a grid over the sphere of directions.
 
+pub mod grid;
 pub mod octahedral;
 
+pub use grid::VertexGrid;
 pub use octahedral::OctahedralMap;
