@@ -3,6 +3,8 @@
 
 pub mod grid;
 pub mod octahedral;
+pub mod swing_set;
 
 pub use grid::VertexGrid;
 pub use octahedral::OctahedralMap;
+pub use swing_set::SwingSet;
