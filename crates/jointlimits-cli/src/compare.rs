@@ -16,8 +16,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::check::measure;
-use crate::eval::{evaluate, gaps, percent, truncate};
+use crate::eval::{evaluate, gaps, percent};
 use crate::inputs;
+use jointlimits_plot::style::shorten;
 
 /// How `compare` takes its arguments, for hints.
 const USAGE: &str = "jointlimits compare CLIP.bvh... [--holdout CLIP.bvh...]";
@@ -408,7 +409,7 @@ pub fn print_table(
             return vec![
                 row.space.clone(),
                 row.shape.clone(),
-                format!("failed: {}", truncate(error, 120)),
+                format!("failed: {}", shorten(error, 120)),
             ];
         };
         let optional = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| format!("{v:.0}"));

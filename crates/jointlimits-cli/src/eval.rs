@@ -14,7 +14,7 @@ use crate::bones::bone_axes;
 use crate::check::measure;
 use crate::inputs;
 use crate::progress::Progress;
-use crate::suggest::did_you_mean;
+use jointlimits_plot::style::shorten;
 
 /// How `eval` takes its arguments, for hints.
 const USAGE: &str = "jointlimits eval LIMITS.json [--clips CLIP.bvh...]";
@@ -130,15 +130,6 @@ pub fn evaluate(
     only: &[String],
     options: &EvaluationOptions,
 ) -> Result<EvalReport> {
-    let names: Vec<&str> = limits.joints.iter().map(|l| l.joint.as_str()).collect();
-    for name in only {
-        if !names.contains(&name.as_str()) {
-            bail!(
-                "no joint {name:?} in the limits{}",
-                did_you_mean(name, &names)
-            );
-        }
-    }
     if limits.joints.is_empty() {
         bail!("the limits hold no joint to evaluate");
     }
@@ -150,15 +141,15 @@ pub fn evaluate(
     {
         bail!("none of the limits' joints is in the clips' skeleton");
     }
+    let axes = bone_axes(limits, skeleton);
+    let chosen: Vec<(usize, Vec3)> = inputs::chosen_joints(limits, only)?
+        .into_iter()
+        .map(|i| (i, axes[i]))
+        .collect();
     let check = match (skeleton, motions.is_empty()) {
         (Some(skeleton), false) => Some(measure(limits, skeleton, motions, 0.0, true)?),
         _ => None,
     };
-    let axes = bone_axes(limits, skeleton);
-    let chosen: Vec<(usize, Vec3)> = (0..limits.joints.len())
-        .filter(|&i| only.is_empty() || only.contains(&limits.joints[i].joint))
-        .map(|i| (i, axes[i]))
-        .collect();
     let progress = Progress::bar("evaluating", chosen.len() as u64, "joints");
     let mut joints = Vec::with_capacity(chosen.len());
     for (index, axis) in chosen {
@@ -307,8 +298,8 @@ pub fn print_text(report: &EvalReport, out: &mut impl Write) -> std::io::Result<
         writeln!(
             out,
             "{:<20} {:<22} {:>8} {:>8} {:>8} {:>8} {:>13} {:>8.2} {:>6} {:>7}",
-            truncate(&j.name, 20),
-            truncate(&j.kind, 22),
+            shorten(&j.name, 20),
+            shorten(&j.kind, 22),
             inside,
             worst,
             percent(j.rotation_acceptance),
@@ -373,17 +364,6 @@ fn nanoseconds(ns: Option<f64>) -> String {
     ns.map_or_else(|| "-".into(), |ns| format!("{ns:.0}"))
 }
 
-/// At most `width` characters, ending in `…` when cut.
-pub fn truncate(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else {
-        let mut cut: String = text.chars().take(width - 1).collect();
-        cut.push('…');
-        cut
-    }
-}
-
 /// What `jointlimits eval` was asked for.
 pub struct EvalRequest<'a> {
     /// The limits file.
@@ -402,19 +382,12 @@ pub struct EvalRequest<'a> {
 
 /// Runs `jointlimits eval`.
 pub fn run(request: &EvalRequest) -> Result<()> {
-    let limits = inputs::read_limits(request.limits, USAGE)?;
-    let (limits, clips) = if request.clips.is_empty() {
-        (limits, None)
-    } else {
-        let clips = inputs::read_clips(request.clips, USAGE)?;
-        let limits = inputs::ensure_same_skeleton(
-            limits,
-            request.limits,
-            &clips,
-            request.allow_other_skeleton,
-        )?;
-        (limits, Some(clips))
-    };
+    let (limits, clips) = inputs::read_limits_and_clips(
+        request.limits,
+        request.clips,
+        USAGE,
+        request.allow_other_skeleton,
+    )?;
     let motions: Vec<&Motion> = clips.iter().flat_map(|c| c.motions.iter()).collect();
     let skeleton = clips.as_ref().map(|c| c.skeleton());
     let report = evaluate(

@@ -1,6 +1,7 @@
 //! Reading a command's inputs with the checks a user needs: a limits file and a clip given in the
 //! wrong order, and limits made for another skeleton than the clip's.
 
+use crate::suggest::did_you_mean;
 use anyhow::{Result, bail};
 use jointlimits::{SkeletonDifference, SkeletonLimits};
 use jointlimits_io::read_limits_file;
@@ -145,4 +146,40 @@ fn starts_with_word(path: &Path, word: &str) -> bool {
     let text = text.trim_start_matches('\u{feff}').trim_start();
     text.get(..word.len())
         .is_some_and(|start| start.eq_ignore_ascii_case(word))
+}
+
+/// Reads the limits file and, when `clip_paths` is not empty, the clips, refusing limits of
+/// another skeleton unless `allow_other_skeleton` (see [`ensure_same_skeleton`]).
+pub fn read_limits_and_clips(
+    limits_path: &Path,
+    clip_paths: &[std::path::PathBuf],
+    usage: &str,
+    allow_other_skeleton: bool,
+) -> Result<(SkeletonLimits, Option<Clips>)> {
+    let limits = read_limits(limits_path, usage)?;
+    if clip_paths.is_empty() {
+        return Ok((limits, None));
+    }
+    let clips = read_clips(clip_paths, usage)?;
+    let limits = ensure_same_skeleton(limits, limits_path, &clips, allow_other_skeleton)?;
+    Ok((limits, Some(clips)))
+}
+
+/// The indices in `limits.joints` of the joints named in `names` (all joints when it is empty);
+/// an unknown name is an error with a suggestion.
+pub fn chosen_joints(limits: &SkeletonLimits, names: &[String]) -> Result<Vec<usize>> {
+    let known: Vec<&str> = limits.joints.iter().map(|l| l.joint.as_str()).collect();
+    if names.is_empty() {
+        return Ok((0..known.len()).collect());
+    }
+    names
+        .iter()
+        .map(|name| match known.iter().position(|n| n == name) {
+            Some(index) => Ok(index),
+            None => bail!(
+                "no joint {name:?} in the limits{}",
+                did_you_mean(name, &known)
+            ),
+        })
+        .collect()
 }

@@ -65,11 +65,10 @@ pub fn write_figure(
     Ok(written)
 }
 
-/// A file-name stem for a joint: its position (for order and uniqueness) and its name with
-/// anything but letters, digits, `-` and `_` replaced.
-pub fn joint_stem(index: usize, name: &str) -> String {
-    let safe: String = name
-        .chars()
+/// `name` with anything but letters, digits, `-` and `_` replaced, at most 60 characters: safe
+/// in a file name on every system.
+fn safe_name(name: &str) -> String {
+    name.chars()
         .take(60)
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -78,8 +77,12 @@ pub fn joint_stem(index: usize, name: &str) -> String {
                 '_'
             }
         })
-        .collect();
-    format!("{index:02}-{safe}")
+        .collect()
+}
+
+/// A file-name stem for a joint: its position (for order and uniqueness) and its safe name.
+pub fn joint_stem(index: usize, name: &str) -> String {
+    format!("{index:02}-{}", safe_name(name))
 }
 
 /// Every frame's local rotation of `joint` over `motions` of `skeleton`.
@@ -169,7 +172,7 @@ pub fn draw_pictures(
                 motion,
                 timeline_joints,
             );
-            let stem = format!("timeline-{index:02}-{}", joint_stem(0, name).split_off(3));
+            let stem = format!("timeline-{index:02}-{}", safe_name(name));
             written.extend(write_figure(&timeline, folder, &stem, formats)?);
             progress.step();
         }
@@ -195,34 +198,14 @@ pub struct PlotRequest<'a> {
 
 /// Runs `jointlimits plot`.
 pub fn run(request: &PlotRequest) -> Result<()> {
-    let limits = inputs::read_limits(request.limits, USAGE)?;
-    let (limits, clips) = if request.clips.is_empty() {
-        (limits, None)
-    } else {
-        let clips = inputs::read_clips(request.clips, USAGE)?;
-        let limits = inputs::ensure_same_skeleton(
-            limits,
-            request.limits,
-            &clips,
-            request.allow_other_skeleton,
-        )?;
-        (limits, Some(clips))
-    };
-    let names: Vec<&str> = limits.joints.iter().map(|l| l.joint.as_str()).collect();
-    let mut chosen = Vec::new();
-    for name in request.joints {
-        match names.iter().position(|n| n == name) {
-            Some(index) => chosen.push(index),
-            None => bail!(
-                "{}: no joint {name:?} in the limits{}",
-                request.limits.display(),
-                did_you_mean(name, &names)
-            ),
-        }
-    }
-    if request.joints.is_empty() {
-        chosen = (0..names.len()).collect();
-    }
+    let (limits, clips) = inputs::read_limits_and_clips(
+        request.limits,
+        request.clips,
+        USAGE,
+        request.allow_other_skeleton,
+    )?;
+    let chosen = inputs::chosen_joints(&limits, request.joints)
+        .map_err(|e| anyhow!("{}: {e}", request.limits.display()))?;
     if std::fs::metadata(request.out).is_ok_and(|m| !m.is_dir()) {
         bail!("{} exists and is not a folder", request.out.display());
     }

@@ -27,6 +27,15 @@ fn limits_file(dir: &Path, name: &str, region: LimitRegion) -> PathBuf {
     path
 }
 
+/// A limits file holding one joint limited to a ball of `radius` around its reference.
+fn ball_file(dir: &Path, radius: f32) -> PathBuf {
+    let ball = FullLimit::new(Shape::Ellipsoid(EllipsoidShape {
+        frame: Frame::IDENTITY,
+        semi_axes: Vec3::splat(radius),
+    }));
+    limits_file(dir, "ball.json", ball.into())
+}
+
 fn eval_json(path: &Path, extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["eval", path.to_str().unwrap(), "--json", "--no-timing"];
     args.extend_from_slice(extra);
@@ -61,15 +70,7 @@ fn eval_measures_a_cone_and_a_ball_as_geometry_says() {
     assert_eq!(joint["projections_not_allowed"], 0);
 
     // A ball around the reference is nearest in every metric: no gap.
-    let ball = limits_file(
-        &dir,
-        "ball.json",
-        FullLimit::new(Shape::Ellipsoid(EllipsoidShape {
-            frame: Frame::IDENTITY,
-            semi_axes: Vec3::splat(1.2),
-        }))
-        .into(),
-    );
+    let ball = ball_file(&dir, 1.2);
     let report = eval_json(&ball, &["--samples", "20000", "--optimality-inputs", "100"]);
     let joint = &report["joints"][0];
     assert!(joint["optimality_inputs"].as_u64().unwrap() > 50);
@@ -278,15 +279,7 @@ fn plot_draws_every_picture_type_for_every_fixture() {
 #[test]
 fn plot_refuses_what_it_cannot_draw() {
     let dir = scratch("plot-refusals");
-    let limits = limits_file(
-        &dir,
-        "ball.json",
-        FullLimit::new(Shape::Ellipsoid(EllipsoidShape {
-            frame: Frame::IDENTITY,
-            semi_axes: Vec3::splat(1.0),
-        }))
-        .into(),
-    );
+    let limits = ball_file(&dir, 1.0);
     let limits = limits.to_str().unwrap();
     let output = jointlimits(&[
         "plot",
