@@ -20,6 +20,11 @@ const NONE: LimitContext = LimitContext::NONE;
 /// `docs/limits.md`); cones with the same limits everywhere are held to 1e-4.
 const REACH_CONE_GAP: f64 = 0.6;
 
+/// How far above the brute force a table's answer may be (radians): where its twist limits vary
+/// across directions, the Gauss–Newton search over directions stops within this of the minimum
+/// of the combined metric (see `docs/limits.md`).
+const TABLE_GAP: f64 = 0.01;
+
 /// The kinds' examples (presets included through the reach cone's).
 fn examples() -> Vec<LimitRegion> {
     let all = LimitRegion::examples();
@@ -38,6 +43,7 @@ fn axis_of(region: &LimitRegion) -> Vec3 {
     match region {
         LimitRegion::SwingTwist(l) => l.twist_axis,
         LimitRegion::ReachCone(l) => l.twist_axis,
+        LimitRegion::Table(l) => l.twist_axis,
         LimitRegion::Cone(l) => l.twist_axis,
         LimitRegion::SphericalEllipse(l) => l.twist_axis,
         LimitRegion::Hinge(l) => l.axis,
@@ -121,6 +127,8 @@ fn check_stateless(region: &LimitRegion, brute: &BruteForce, q: Quat) -> Result<
     };
     let slack = if varying_twist {
         slack.max(REACH_CONE_GAP)
+    } else if let LimitRegion::Table(_) = region {
+        slack.max(TABLE_GAP)
     } else {
         slack
     };
@@ -233,8 +241,47 @@ fn in_switch_region(region: &LimitRegion, q: Quat) -> bool {
             near_half_swing(l.twist_axis) || (q * l.twist_axis).dot(-l.cone.visible()) > 0.866
         }
         LimitRegion::Euler(l) => l.order.from_quat(q).y.abs() > 60f64.to_radians(),
+        LimitRegion::Table(l) => {
+            near_half_swing(l.twist_axis)
+                || near_medial_axis(l, q * l.twist_axis)
+                || far_outside_the_twist_range(l, q)
+        }
         other => near_half_swing(axis_of(other)),
     }
+}
+
+/// Whether the direction `d` lies near the medial axis of the directions a table does not
+/// allow: two boundary points at least 0.5 rad apart are both within 0.15 rad of the nearest
+/// distance, so the nearest boundary point moves fast or jumps as `d` passes (the antipode of a
+/// round region's centre, the line between two regions, the middle of a concave notch).
+fn near_medial_axis(table: &jointlimits::table::TableLimit, d: Vec3) -> bool {
+    if table.swing().contains(d) {
+        return false;
+    }
+    let points: Vec<(f32, Vec3)> = table
+        .swing()
+        .chains()
+        .arcs()
+        .map(|(a, _)| (a.angle_between(d), a))
+        .collect();
+    let nearest = points.iter().map(|p| p.0).fold(f32::INFINITY, f32::min);
+    let close: Vec<Vec3> = points
+        .iter()
+        .filter(|p| p.0 <= nearest + 0.15)
+        .map(|p| p.1)
+        .collect();
+    close
+        .iter()
+        .any(|a| close.iter().any(|b| a.angle_between(*b) > 0.5))
+}
+
+/// Whether a table's twist range at the rotation's direction misses its twist by more than 0.5
+/// rad: there the sum `α² + δ²` is nearly flat along the direction where the limits widen, and
+/// its minimum moves fast (`docs/limits.md`).
+fn far_outside_the_twist_range(table: &jointlimits::table::TableLimit, q: Quat) -> bool {
+    let (_, twist) = jointlimits::rotation::swing_and_twist_angle(q, table.twist_axis);
+    let range = table.values_at(q * table.twist_axis).twist;
+    range.measure(twist).distance > 0.5
 }
 
 /// The switches a full turn may cause outside the switch regions (`docs/limits.md`): one per
@@ -244,6 +291,8 @@ fn in_switch_region(region: &LimitRegion, q: Quat) -> bool {
 fn allowed_switches(region: &LimitRegion) -> usize {
     match region {
         LimitRegion::Full(_) | LimitRegion::Hinge(_) => 1,
+        // The twist's turn (switches of the direction happen near the medial axis, exempt).
+        LimitRegion::Table(_) => 1,
         LimitRegion::SwingTwist(_) | LimitRegion::Cone(_) | LimitRegion::SphericalEllipse(_) => 2,
         LimitRegion::Euler(_) => 3,
         LimitRegion::ReachCone(l) => {

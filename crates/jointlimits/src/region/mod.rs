@@ -23,6 +23,7 @@ use crate::fit::{FitOptions, ShapeKind, fit_shape};
 use crate::reach_cone::ReachConeLimit;
 use crate::shape::Shape;
 use crate::space::SpaceKind;
+use crate::table::TableLimit;
 use crate::validation::InvalidField;
 
 macro_rules! register_limit_kinds {
@@ -130,6 +131,9 @@ register_limit_kinds! {
     Cone(ConeLimit) = "cone",
     /// An elliptic swing bound and a twist interval.
     SphericalEllipse(SphericalEllipseLimit) = "spherical_ellipse",
+    /// Lookup tables over the sphere of bone directions: allowed directions, twist range,
+    /// stress and break margin per direction.
+    Table(TableLimit) = "table",
 }
 
 /// A deterministic cloud of 400 limit-space points spread around `center` along skewed axes: the

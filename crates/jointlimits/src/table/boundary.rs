@@ -48,10 +48,16 @@ pub struct BoundaryChains {
     arcs_at_point: Vec<[u32; 2]>,
     /// For each vertex, the nearest arc ([`NONE`] when there is no boundary).
     hints: Vec<u32>,
+    /// One arc of each closed chain (up to [`MAX_CHAINS`]), so a search can visit every
+    /// separate stretch of boundary.
+    chain_starts: Vec<u32>,
     /// For each cell, the arcs a correction starts from: the distinct hints of the vertices
     /// within one vertex of its corners, nearest its centre first, up to [`CELL_HINTS`].
     cell_hints: Vec<[u32; CELL_HINTS]>,
 }
+
+/// The most chains a search visits one by one.
+pub const MAX_CHAINS: usize = 8;
 
 /// The most starting arcs kept per cell.
 pub const CELL_HINTS: usize = 8;
@@ -134,7 +140,13 @@ impl BoundaryChains {
                         3,
                         2,
                     ),
-                    (vertical(column, row), (column, row), (column, row + 1), 0, 3),
+                    (
+                        vertical(column, row),
+                        (column, row),
+                        (column, row + 1),
+                        0,
+                        3,
+                    ),
                 ];
                 let mut found = [(0usize, 0u32); 4];
                 let mut count = 0;
@@ -216,7 +228,9 @@ impl BoundaryChains {
             arcs_at_point,
             hints: Vec::new(),
             cell_hints: Vec::new(),
+            chain_starts: Vec::new(),
         };
+        chains.chain_starts = chains.find_chain_starts();
         chains.hints = chains.propagate_hints(map, n, &cell_arcs);
         chains.cell_hints = chains.gather_cell_hints(map, n);
         chains
@@ -257,6 +271,38 @@ impl BoundaryChains {
             }
         }
         propagation.hints
+    }
+
+    /// The first arc of each chain, following the arcs from point to point.
+    fn find_chain_starts(&self) -> Vec<u32> {
+        let mut seen = vec![false; self.arcs.len()];
+        let mut starts = Vec::new();
+        for first in 0..self.arcs.len() {
+            if seen[first] {
+                continue;
+            }
+            starts.push(first as u32);
+            let mut stack = vec![first as u32];
+            while let Some(arc) = stack.pop() {
+                if std::mem::replace(&mut seen[arc as usize], true) {
+                    continue;
+                }
+                for point in self.arcs[arc as usize] {
+                    stack.extend(
+                        self.arcs_at_point[point as usize]
+                            .into_iter()
+                            .filter(|&a| a != NONE && !seen[a as usize]),
+                    );
+                }
+            }
+        }
+        starts.truncate(MAX_CHAINS);
+        starts
+    }
+
+    /// One arc of each separate chain (up to [`MAX_CHAINS`]).
+    pub fn chain_starts(&self) -> &[u32] {
+        &self.chain_starts
     }
 
     /// Each cell's starting arcs: a query inside a cell can be nearest an arc that none of its
@@ -350,16 +396,28 @@ impl BoundaryChains {
         }
     }
 
+    /// The nearest point to `direction` of the whole chain through `start` (up to 4096 arcs
+    /// each way).
+    pub fn walk_far(&self, direction: Vec3, start: u32) -> ArcPoint {
+        self.walk_with(direction, start, 4096, usize::MAX)
+    }
+
     /// From `start`, the nearest point to `direction` found by walking along the chain both
     /// ways, going on past up to [`LOOK_AHEAD`] arcs that are no nearer (so a small bump of the
     /// boundary does not stop it).
     #[inline]
     pub fn walk(&self, direction: Vec3, start: u32) -> ArcPoint {
+        self.walk_with(direction, start, MAX_WALK, LOOK_AHEAD)
+    }
+
+    /// [`BoundaryChains::walk`] with its bounds.
+    #[inline]
+    fn walk_with(&self, direction: Vec3, start: u32, most: usize, look_ahead: usize) -> ArcPoint {
         let mut best = self.nearest_on_arc(direction, start);
         for end in [0, 1] {
             let (mut arc, mut point) = (start, self.arcs[start as usize][end]);
             let mut since_best = 0;
-            for _ in 0..MAX_WALK {
+            for _ in 0..most {
                 let [a, b] = self.arcs_at_point[point as usize];
                 let next = if a == arc { b } else { a };
                 if next == NONE || next == start {
@@ -370,7 +428,7 @@ impl BoundaryChains {
                     (best, since_best) = (there, 0);
                 } else {
                     since_best += 1;
-                    if since_best > LOOK_AHEAD {
+                    if since_best > look_ahead {
                         break;
                     }
                 }
@@ -442,7 +500,11 @@ struct Propagation<'a> {
 impl Propagation<'_> {
     /// Offers `arc` to `vertex`: taken, and queued, when nearer than what it has.
     fn offer(&mut self, vertex: usize, arc: u32) {
-        let distance = 1.0 - self.chains.nearest_on_arc(self.directions[vertex], arc).cosine;
+        let distance = 1.0
+            - self
+                .chains
+                .nearest_on_arc(self.directions[vertex], arc)
+                .cosine;
         if distance < self.best[vertex] {
             self.best[vertex] = distance;
             self.hints[vertex] = arc;
@@ -484,4 +546,14 @@ pub fn cell_of(resolution: usize, p: Vec2) -> usize {
     let column = (scaled.x as usize).min(n - 1);
     let row = (scaled.y as usize).min(n - 1);
     row * n + column
+}
+
+/// The vertex indices of the four corners of the cell holding square point `p`.
+#[inline]
+pub fn cell_corner_vertices(resolution: usize, p: Vec2) -> [usize; 4] {
+    let cell = cell_of(resolution, p);
+    let (column, row) = (cell % resolution, cell / resolution);
+    let side = resolution + 1;
+    let base = row * side + column;
+    [base, base + 1, base + side, base + side + 1]
 }

@@ -2,11 +2,16 @@
 //! on a grid over the sphere of directions.
 
 pub mod boundary;
+pub mod channels;
 pub mod grid;
+pub mod limit;
 pub mod octahedral;
+pub mod record;
 pub mod swing_set;
 
 pub use boundary::BoundaryChains;
+pub use channels::Channel;
 pub use grid::VertexGrid;
+pub use limit::{TableLimit, TableValues};
 pub use octahedral::OctahedralMap;
 pub use swing_set::SwingSet;

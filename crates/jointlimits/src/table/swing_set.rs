@@ -20,7 +20,11 @@ use super::octahedral::OctahedralMap;
 use crate::region::swing_basis;
 
 /// Newton steps onto the boundary curve.
-const NEWTON_STEPS: usize = 4;
+const NEWTON_STEPS: usize = 6;
+
+/// How far inside the curve a correction aims (radians of signed distance), so that rounding
+/// leaves it inside.
+const INSIDE_MARGIN: f32 = 2e-7;
 
 /// A set of bone directions (module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -130,26 +134,84 @@ impl SwingSet {
             // such tables; answer the input rather than invent a direction.)
             return direction;
         };
-        self.inside_at(self.onto_curve(self.map.to_square(on_arc.point)))
+        // The arc point moved onto the curve, or the query's own landing there when that is
+        // nearer (a query just outside lands next to itself).
+        let from_arc = self.onto_curve(self.map.to_square(on_arc.point));
+        let own = self.onto_curve(self.map.to_square(direction));
+        let nearer = |p: Vec2| self.map.to_sphere(p).dot(direction);
+        let best = if self.distance.sample(own).abs() < 1e-6 && nearer(own) > nearer(from_arc) {
+            own
+        } else {
+            from_arc
+        };
+        self.inside_at(best)
     }
 
-    /// The direction at the curve point `p`, stepped just inside if rounding left it outside.
+    /// For each separate stretch of boundary (up to [`super::boundary::MAX_CHAINS`]), an allowed
+    /// direction on it near `direction` (the nearest a walk from its first arc finds).
+    pub fn near_points_on_each_chain(&self, direction: Vec3) -> impl Iterator<Item = Vec3> + '_ {
+        self.chains.chain_starts().iter().map(move |&arc| {
+            let on_arc = self.chains.walk_far(direction, arc);
+            self.inside_at(self.onto_curve(self.map.to_square(on_arc.point)))
+        })
+    }
+
+    /// The direction at the curve point `p`, stepped just inside: Newton steps onto a level a
+    /// hair below zero, and if rounding still leaves it outside, bisection towards the most
+    /// inside corner of its cell.
     #[inline]
     fn inside_at(&self, p: Vec2) -> Vec3 {
-        let mut nearest = self.map.to_sphere(p);
-        let mut nudge = 1e-6;
-        while !self.contains(nearest) && nudge < 1e-2 {
-            let inward = -self.distance.gradient(p).normalize_or_zero();
-            nearest = self.map.to_sphere(p + inward * nudge);
-            nudge *= 2.0;
+        let mut at = p;
+        for _ in 0..NEWTON_STEPS {
+            let value = self.distance.sample(at) + INSIDE_MARGIN;
+            if value <= 0.0 {
+                break;
+            }
+            let gradient = self.distance.gradient(at);
+            let squared = gradient.length_squared();
+            if squared < 1e-12 {
+                break;
+            }
+            at = (at - gradient * (value / squared)).clamp(Vec2::splat(-1.0), Vec2::splat(1.0));
         }
-        nearest
+        let direction = self.map.to_sphere(at);
+        if self.contains(direction) {
+            return direction;
+        }
+        let n = self.distance.resolution;
+        let corners = super::boundary::cell_corner_vertices(n, at);
+        let (corner, value) = corners
+            .into_iter()
+            .map(|v| (v, self.distance.values[v]))
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("four corners");
+        if value > 0.0 {
+            return direction;
+        }
+        let side = n + 1;
+        let mut inside =
+            self.map
+                .to_sphere(VertexGrid::vertex_position(n, corner % side, corner / side));
+        let mut outside = direction;
+        for _ in 0..32 {
+            let middle = (inside + outside).normalize();
+            if self.contains(middle) {
+                inside = middle;
+            } else {
+                outside = middle;
+            }
+        }
+        inside
     }
 }
 
 /// One representative per cell of `directions` (unit or not; zero ones dropped): every direction
 /// lies within a cell's diagonal of one.
-pub(crate) fn one_per_cell(map: &OctahedralMap, directions: &[Vec3], resolution: usize) -> Vec<Vec3> {
+pub(crate) fn one_per_cell(
+    map: &OctahedralMap,
+    directions: &[Vec3],
+    resolution: usize,
+) -> Vec<Vec3> {
     let cell = |d: Vec3| {
         let p = (map.to_square(d) + 1.0) * (0.5 * resolution as f32);
         let clamp = |x: f32| (x as usize).min(resolution - 1);

@@ -120,6 +120,12 @@ pub fn representations(region: &LimitRegion, q: Quat) -> Vec<Coords> {
             let d = q * axis;
             out.extend(turns(twist).map(|t| [d.x, d.y, d.z, t]));
         }
+        LimitRegion::Table(limit) => {
+            let axis = unit(limit.twist_axis);
+            let (_, twist) = swing_twist(q, axis);
+            let d = q * axis;
+            out.extend(turns(twist).map(|t| [d.x, d.y, d.z, t]));
+        }
         LimitRegion::Euler(limit) => {
             let a = limit.order.from_dquat(q);
             for triple in [a, DVec3::new(a.x + PI, PI - a.y, a.z + PI)] {
@@ -178,6 +184,13 @@ pub fn allowed(region: &LimitRegion, c: &Coords) -> bool {
                 && c[3] >= f64::from(range.min) - tolerance
                 && c[3] <= f64::from(range.max) + tolerance
         }
+        LimitRegion::Table(limit) => {
+            // The table's own interpolated values define its region.
+            let values = limit.values_at(p.normalize().as_vec3());
+            f64::from(values.allowed) <= tolerance
+                && c[3] >= f64::from(values.twist.min) - tolerance
+                && c[3] <= f64::from(values.twist.max) + tolerance
+        }
         LimitRegion::Euler(limit) => {
             let (lo, hi) = (limit.min.as_dvec3(), limit.max.as_dvec3());
             (0..3).all(|k| c[k] >= lo[k] - tolerance && c[k] <= hi[k] + tolerance)
@@ -194,7 +207,7 @@ pub fn allowed(region: &LimitRegion, c: &Coords) -> bool {
 /// in [`distance_to`] and [`BruteForce::nearest`]).
 pub fn distance(region: &LimitRegion, a: &Coords, b: &Coords) -> f64 {
     match region {
-        LimitRegion::ReachCone(_) => {
+        LimitRegion::ReachCone(_) | LimitRegion::Table(_) => {
             let (da, db) = (
                 DVec3::new(a[0], a[1], a[2]).normalize(),
                 DVec3::new(b[0], b[1], b[2]).normalize(),
@@ -335,6 +348,24 @@ fn allowed_samples(region: &LimitRegion, rng: &mut Rng) -> Vec<Coords> {
                 }
             }
         }
+        LimitRegion::Table(limit) => {
+            let mut directions: Vec<DVec3> = (0..20_000).map(|_| rng.direction()).collect();
+            for (a, b) in limit.swing().chains().arcs() {
+                directions.push(a.as_dvec3());
+                directions.push((a + b).as_dvec3().normalize());
+            }
+            for d in directions {
+                let values = limit.values_at(d.as_vec3());
+                if values.allowed > 0.0 {
+                    continue;
+                }
+                let (min, max) = (f64::from(values.twist.min), f64::from(values.twist.max));
+                for k in 0..=6 {
+                    let t = min + (max - min) * f64::from(k) / 6.0;
+                    out.push([d.x, d.y, d.z, t]);
+                }
+            }
+        }
         LimitRegion::Euler(limit) => {
             let (lo, hi) = (limit.min.as_dvec3(), limit.max.as_dvec3());
             for _ in 0..6000 {
@@ -402,7 +433,7 @@ impl BruteForce {
                 for sign in [-1.0, 1.0] {
                     let mut c = best;
                     c[k] += sign * step;
-                    if let LimitRegion::ReachCone(_) = region {
+                    if let LimitRegion::ReachCone(_) | LimitRegion::Table(_) = region {
                         let d = DVec3::new(c[0], c[1], c[2]).normalize();
                         (c[0], c[1], c[2]) = (d.x, d.y, d.z);
                     }

@@ -1,0 +1,517 @@
+//! A lookup table as a joint limit: which directions the bone may point in, and per direction
+//! the twist range, stress and break margin, all read from a grid over the sphere.
+
+use std::f32::consts::TAU;
+
+use glam::{Quat, Vec2, Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+
+use super::channels::Channel;
+use super::grid::VertexGrid;
+use super::record::TableRecord;
+use super::swing_set::{SwingSet, angle, fold_consistent, map_around};
+use crate::contract::{
+    BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
+};
+use crate::rotation::{rotation_about, rotation_between_units};
+use crate::space::SpaceKind;
+use crate::twist::{TwistMeasure, TwistRange};
+use crate::validation::{self, InvalidField};
+
+/// The values a table holds at one direction (see [`Channel`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TableValues {
+    /// Signed angular distance to the boundary of allowed directions (negative inside), radians.
+    pub allowed: f32,
+    /// The twist range allowed at the direction, radians.
+    pub twist: TwistRange,
+    /// Stress in [0, 1].
+    pub stress: f32,
+    /// How far past the boundary the joint breaks, radians.
+    pub break_margin: f32,
+}
+
+/// Smallest and largest resolution (cells per side).
+pub const RESOLUTIONS: std::ops::RangeInclusive<usize> = 4..=2048;
+
+/// Gauss–Newton rounds of the combined swing-and-twist correction.
+const REFINE_ROUNDS: usize = 16;
+
+/// A joint limit stored as tables over the sphere of bone directions.
+///
+/// A relative rotation `q = swing · twist(τ)` (split about `twist_axis`, the swing the shortest
+/// arc) points the axis at `d = q·axis`. It is allowed when the interpolated signed distance at
+/// `d` is at most zero and some turn `τ + 2πk` lies within the twist range interpolated at `d`.
+/// Every value is interpolated bilinearly between the vertices of a grid over the equal-area
+/// octahedral map centred on the axis ([`super::OctahedralMap`]), so the boundary is a smooth
+/// curve and the twist limits vary continuously.
+///
+/// Metric: `√(α² + δ²)`, `α` the angle between directions and `δ` the twist difference (best
+/// turn), the reach cone's. The projection starts from the input's own direction when it is
+/// allowed (clamping the twist there) or from the nearest boundary direction, then moves the
+/// direction by Gauss–Newton steps on `α² + δ²` (each step's direction kept allowed), so a
+/// direction where the twist range is wider wins when that is nearer in the sum.
+///
+/// `measured` is `(direction, twist)`: the output's direction (which a stream's boundary search
+/// continues from) and the turn of the input twist used.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "TableRecord", into = "TableRecord")]
+pub struct TableLimit {
+    /// The bone's axis in the joint's frame at the reference rotation (unit length); the grid is
+    /// centred on it.
+    pub twist_axis: Vec3,
+    swing: SwingSet,
+    twist_min: VertexGrid,
+    twist_max: VertexGrid,
+    stress: VertexGrid,
+    break_margin: VertexGrid,
+}
+
+impl TableLimit {
+    /// The table of `resolution` cells per side about the unit `twist_axis` whose vertex at
+    /// direction `d` holds `values(d)`; every value is moved onto its channel's 16-bit lattice.
+    pub fn from_fn(
+        twist_axis: Vec3,
+        resolution: usize,
+        values: impl Fn(Vec3) -> TableValues + Sync,
+    ) -> TableLimit {
+        let map = map_around(twist_axis);
+        let side = resolution + 1;
+        let all: Vec<TableValues> = {
+            use rayon::prelude::*;
+            (0..side * side)
+                .into_par_iter()
+                .map(|index| {
+                    let p = VertexGrid::vertex_position(resolution, index % side, index / side);
+                    values(map.to_sphere(p))
+                })
+                .collect()
+        };
+        let grid = |f: &dyn Fn(&TableValues) -> f32| VertexGrid {
+            resolution,
+            values: all.iter().map(f).collect(),
+        };
+        TableLimit::from_grids(
+            twist_axis,
+            [
+                grid(&|v| v.allowed),
+                grid(&|v| v.twist.min),
+                grid(&|v| v.twist.max),
+                grid(&|v| v.stress),
+                grid(&|v| v.break_margin),
+            ],
+        )
+    }
+
+    /// The table with the vertex grids of the five channels, in [`Channel::ALL`]'s order (same
+    /// resolution). Values are made to agree across the square's folds and moved onto the
+    /// channels' lattices; a twist minimum above its maximum is left for
+    /// [`RotationLimit::validate`] to report.
+    pub fn from_grids(twist_axis: Vec3, mut grids: [VertexGrid; 5]) -> TableLimit {
+        for (grid, channel) in grids.iter_mut().zip(Channel::ALL) {
+            fold_consistent(grid);
+            for value in &mut grid.values {
+                *value = channel.quantize(*value);
+            }
+        }
+        let [allowed, twist_min, twist_max, stress, break_margin] = grids;
+        TableLimit {
+            twist_axis,
+            swing: SwingSet::new(map_around(twist_axis), allowed),
+            twist_min,
+            twist_max,
+            stress,
+            break_margin,
+        }
+    }
+
+    /// The grids of the five channels, in [`Channel::ALL`]'s order.
+    pub fn grids(&self) -> [&VertexGrid; 5] {
+        [
+            &self.swing.distance,
+            &self.twist_min,
+            &self.twist_max,
+            &self.stress,
+            &self.break_margin,
+        ]
+    }
+
+    /// Cells per side.
+    pub fn resolution(&self) -> usize {
+        self.swing.distance.resolution
+    }
+
+    /// The allowed directions.
+    pub fn swing(&self) -> &SwingSet {
+        &self.swing
+    }
+
+    /// The twist angle of `relative` about the axis (in its cover) and the axis direction
+    /// `q·axis`.
+    #[inline(always)]
+    fn measure(&self, relative: Quat) -> (f32, Vec3) {
+        let axis = self.twist_axis;
+        let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
+        let twist = 2.0 * crate::fast_trig::atan2(along, relative.w);
+        (twist, relative * axis)
+    }
+
+    /// The twist range interpolated at square point `p`.
+    #[inline(always)]
+    fn twist_range_at(&self, p: Vec2) -> TwistRange {
+        TwistRange {
+            min: self.twist_min.sample(p),
+            max: self.twist_max.sample(p),
+        }
+    }
+
+    /// The values interpolated at the unit `direction`.
+    pub fn values_at(&self, direction: Vec3) -> TableValues {
+        let p = self.swing.map.to_square(direction);
+        TableValues {
+            allowed: self.swing.distance.sample(p),
+            twist: self.twist_range_at(p),
+            stress: self.stress.sample(p),
+            break_margin: self.break_margin.sample(p),
+        }
+    }
+
+    /// The stress at the direction of the nearest allowed rotation to `relative`: how strained
+    /// the joint is there (0 relaxed, 1 at its limit, as the table says).
+    pub fn stress(&self, relative: Quat) -> f32 {
+        let limited = self.nearest(relative, &LimitContext::NONE);
+        self.stress
+            .sample(self.swing.map.to_square(limited.relative * self.twist_axis))
+    }
+
+    /// The break margin at the direction of the nearest allowed rotation to `relative`: a
+    /// rotation whose violation exceeds it is past where the joint breaks.
+    pub fn break_margin(&self, relative: Quat) -> f32 {
+        let limited = self.nearest(relative, &LimitContext::NONE);
+        self.break_margin
+            .sample(self.swing.map.to_square(limited.relative * self.twist_axis))
+    }
+
+    /// The answer for the input `(direction, twist)`, starting the boundary search (when the
+    /// direction is outside) from the hints at square point `seed`. `turn` measures the twist
+    /// against a range (stateless: the nearest turn; in a stream: the turn nearest the previous
+    /// frame's); `both_sides` also tries the twist limit on the other side of the range (the other
+    /// turn), which the stateless answer needs and a stream does not.
+    #[inline]
+    fn solve(
+        &self,
+        relative: Quat,
+        twist: f32,
+        direction: Vec3,
+        seed: Option<Vec3>,
+        turn: impl Fn(&TwistRange) -> TwistMeasure,
+        both_sides: bool,
+    ) -> Limited {
+        let p = self.swing.map.to_square(direction);
+        let start = if self.swing.distance.sample(p) <= 0.0 {
+            let measure = turn(&self.twist_range_at(p));
+            if measure.distance <= BOUNDARY_TOLERANCE {
+                return Limited::unchanged(relative, direction.extend(measure.turned));
+            }
+            direction
+        } else {
+            let seed = seed.map_or(p, |s| self.swing.map.to_square(s));
+            self.swing.nearest_from(direction, seed)
+        };
+        let measure = turn(&self.twist_range_at(self.swing.map.to_square(start)));
+        if measure.distance == 0.0 {
+            // The twist fits at the nearest allowed direction: nothing nearer exists.
+            return self.moved(relative, twist, direction, start, measure);
+        }
+        let above = measure.turned > measure.allowed;
+        // A stream starts where its previous answer was, so that consecutive frames settle on
+        // the same minimum.
+        let start = seed.filter(|&s| self.swing.contains(s)).unwrap_or(start);
+        let mut best = self.refine(direction, start, measure.turned, above);
+        if both_sides {
+            let other_turn = measure.turned + if above { -TAU } else { TAU };
+            let other = self.refine(direction, start, other_turn, !above);
+            if other.2 < best.2 {
+                best = other;
+            }
+            // Another stretch of boundary (another island of allowed directions) may hold a
+            // wider twist range that is nearer in the sum.
+            if self.swing.chains().chain_starts().len() > 1 {
+                for near in self.swing.near_points_on_each_chain(direction) {
+                    for (turned, side) in [(measure.turned, above), (other_turn, !above)] {
+                        let there = self.refine(direction, near, turned, side);
+                        if there.2 < best.2 {
+                            best = there;
+                        }
+                    }
+                }
+            }
+        }
+        let (to, measure, _) = best;
+        self.moved(relative, twist, direction, to, measure)
+    }
+
+    /// The twist measure of the turned twist `turned` against the range at the allowed
+    /// direction `at`.
+    #[inline]
+    fn measure_at(&self, at: Vec3, turned: f32) -> TwistMeasure {
+        let range = self.twist_range_at(self.swing.map.to_square(at));
+        let allowed = range.clamp(turned);
+        TwistMeasure {
+            turned,
+            allowed,
+            distance: (turned - allowed).abs(),
+        }
+    }
+
+    /// From the allowed direction `start`, the allowed direction `e` minimising
+    /// `α(d, e)² + δ(e)²`, with `δ` the distance of the twist `turned` from the range's maximum
+    /// (`above`) or minimum at `e`, by Gauss–Newton steps: in the tangent plane at `d` the swing
+    /// is `x` with `|x| = α`, and the limit `L(e)` is linearised, `δ ≈ c − G·x`, whose minimum
+    /// over `x` is `x = G·c / (1 + |G|²)`. A step leaving the allowed directions is corrected
+    /// back onto their boundary, and a step that does not lower the sum is halved. Returns the
+    /// direction, its twist measure and the sum.
+    #[inline]
+    fn refine(&self, d: Vec3, start: Vec3, turned: f32, above: bool) -> (Vec3, TwistMeasure, f32) {
+        let (e1, e2) = d.any_orthonormal_pair();
+        let log = |e: Vec3| -> Vec2 {
+            let off = e - d * d.dot(e);
+            let length = off.length();
+            if length < 1e-12 {
+                return Vec2::ZERO;
+            }
+            Vec2::new(off.dot(e1), off.dot(e2)) * (angle(d, e) / length)
+        };
+        let exp = |x: Vec2| -> Vec3 {
+            let a = x.length();
+            if a < 1e-12 {
+                return d;
+            }
+            let (sin, cos) = a.sin_cos();
+            (d * cos + (e1 * x.x + e2 * x.y) * (sin / a)).normalize()
+        };
+        // The signed excess of the twist over the limit on its side (positive: violated).
+        let excess = |e: Vec3| {
+            let range = self.twist_range_at(self.swing.map.to_square(e));
+            if above {
+                turned - range.max
+            } else {
+                range.min - turned
+            }
+        };
+        let cost = |x: Vec2, excess: f32| x.length_squared() + excess.max(0.0).powi(2);
+        let mut at = start;
+        let mut x = log(at);
+        let mut current = excess(at);
+        let mut best = cost(x, current);
+        let h = 0.25 * self.cell_angle();
+        for _ in 0..REFINE_ROUNDS {
+            if current <= 0.0 {
+                break;
+            }
+            // The excess's gradient in x (it falls as the limit rises).
+            let gradient = Vec2::new(
+                excess(exp(x + Vec2::X * h)) - excess(exp(x - Vec2::X * h)),
+                excess(exp(x + Vec2::Y * h)) - excess(exp(x - Vec2::Y * h)),
+            ) / (2.0 * h);
+            // excess(x') ≈ current + gradient·(x' − x) = c + gradient·x'.
+            let c = current - gradient.dot(x);
+            let target = -gradient * (c / (1.0 + gradient.length_squared()));
+            let mut step = target - x;
+            let mut improved = false;
+            for _ in 0..6 {
+                let candidate = self.swing.nearest(exp(x + step));
+                let candidate_x = log(candidate);
+                let candidate_excess = excess(candidate);
+                let candidate_cost = cost(candidate_x, candidate_excess);
+                if candidate_cost < best {
+                    improved = best - candidate_cost > 1e-12;
+                    (at, x, current, best) =
+                        (candidate, candidate_x, candidate_excess, candidate_cost);
+                    break;
+                }
+                step *= 0.5;
+            }
+            if !improved || step.length() < 1e-7 {
+                break;
+            }
+        }
+        (at, self.measure_at(at, turned), best)
+    }
+
+    /// The angle of one cell's side, on average: `√(4π / cells)`.
+    fn cell_angle(&self) -> f32 {
+        (4.0 * std::f32::consts::PI).sqrt() / self.resolution() as f32
+    }
+
+    /// The result moving the input to the allowed direction `to` and the twist `measure.allowed`.
+    #[inline]
+    fn moved(
+        &self,
+        relative: Quat,
+        twist: f32,
+        direction: Vec3,
+        to: Vec3,
+        measure: TwistMeasure,
+    ) -> Limited {
+        let swing_distance = angle(direction, to);
+        let twist_distance = measure.turned - measure.allowed;
+        let violation = (swing_distance * swing_distance + twist_distance * twist_distance).sqrt();
+        if violation <= BOUNDARY_TOLERANCE {
+            return Limited::unchanged(relative, direction.extend(measure.turned));
+        }
+        let allowed = if to == direction {
+            // swing · twist(allowed) = q · twist(allowed − twist), exact in the input's swing.
+            relative * rotation_about(self.twist_axis, measure.allowed - twist)
+        } else {
+            rotation_between_units(self.twist_axis, to)
+                * rotation_about(self.twist_axis, measure.allowed)
+        };
+        let limited = Limited {
+            relative: allowed,
+            inside: false,
+            violation,
+            measured: to.extend(measure.turned),
+        };
+        if near_half_swing(relative, self.twist_axis) {
+            return settle(relative, limited);
+        }
+        limited
+    }
+}
+
+impl RotationLimit for TableLimit {
+    #[inline]
+    fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
+        let (twist, direction) = self.measure(relative);
+        self.solve(
+            relative,
+            twist,
+            direction,
+            None,
+            |range| range.measure(twist),
+            true,
+        )
+    }
+
+    fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
+        let (mut twist, direction) = self.measure(relative);
+        if crate::contract::half_swing(relative, self.twist_axis) {
+            // A swing of exactly 180°: every twist is a valid split; keep the stream's.
+            twist = previous.w;
+        }
+        // The boundary search and the refinement start from the previous answer: the same
+        // stretch of boundary and the same minimum while they stay near.
+        let seed = previous.truncate().try_normalize();
+        self.solve(
+            relative,
+            twist,
+            direction,
+            seed,
+            |range| range.measure_from(twist, previous.w),
+            false,
+        )
+    }
+
+    fn is_degenerate(&self, relative: Quat) -> bool {
+        crate::contract::half_swing(relative, self.twist_axis)
+    }
+
+    fn bone_axis(&self) -> Option<Vec3> {
+        Some(self.twist_axis)
+    }
+
+    fn validate(&self) -> Result<(), InvalidField> {
+        validation::unit_vector("twist_axis", self.twist_axis)?;
+        let resolution = self.resolution();
+        validation::require(RESOLUTIONS.contains(&resolution), "resolution", || {
+            format!(
+                "{resolution} cells per side; a table has {} to {}",
+                RESOLUTIONS.start(),
+                RESOLUTIONS.end()
+            )
+        })?;
+        let count = (resolution + 1) * (resolution + 1);
+        for (grid, channel) in self.grids().into_iter().zip(Channel::ALL) {
+            validation::require(
+                grid.resolution == resolution && grid.values.len() == count,
+                channel.name(),
+                || format!("has {} values; the grid has {count}", grid.values.len()),
+            )?;
+            if let Some(index) = grid.values.iter().position(|v| !v.is_finite()) {
+                return Err(InvalidField::new(
+                    format!("{}[{index}]", channel.name()),
+                    "is not finite",
+                ));
+            }
+        }
+        validation::require(
+            self.swing.distance.values.iter().any(|&v| v <= 0.0),
+            "allowed",
+            || "allows no direction: every vertex is outside".into(),
+        )?;
+        let side = resolution + 1;
+        if let Some(index) =
+            (0..count).find(|&i| self.twist_min.values[i] > self.twist_max.values[i])
+        {
+            return Err(InvalidField::new(
+                format!("twist_min[{index}]"),
+                format!(
+                    "at pixel ({}, {}) the twist minimum {} exceeds the maximum {}",
+                    index % side,
+                    index / side,
+                    self.twist_min.values[index],
+                    self.twist_max.values[index]
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn label(&self) -> String {
+        let n = self.resolution();
+        format!("table ({n}×{n}) + twist")
+    }
+
+    fn space(&self) -> SpaceKind {
+        SpaceKind::SwingTwist
+    }
+
+    fn examples() -> Vec<TableLimit> {
+        use std::f32::consts::PI;
+        let axis = Vec3::Y;
+        // A region past the hemisphere with a notch cut into it, twist limits varying across it.
+        let notch = Vec3::new(0.0, -0.3, 1.0).normalize();
+        let big = TableLimit::from_fn(axis, 48, |d| {
+            let cap = angle(d, axis) - 2.0;
+            let cut = 0.45 - angle(d, notch);
+            TableValues {
+                allowed: cap.max(cut),
+                twist: TwistRange {
+                    min: -0.8 + 0.4 * d.x,
+                    max: 0.6 + 0.5 * d.z,
+                },
+                stress: (1.0 + cap.max(cut) / 0.5).clamp(0.0, 1.0),
+                break_margin: 0.3,
+            }
+        });
+        // Two separate caps leaning off the axis; twist limits past +π.
+        let (a, b) = (
+            Vec3::new(0.6, 1.0, 0.2).normalize(),
+            Vec3::new(-0.7, 0.4, -0.5).normalize(),
+        );
+        let islands = TableLimit::from_fn(axis, 32, |d| {
+            let distance = (angle(d, a) - 0.5).min(angle(d, b) - 0.35);
+            TableValues {
+                allowed: distance,
+                twist: TwistRange {
+                    min: 2.4 + 0.3 * d.y,
+                    max: 3.6 + 0.2 * d.x,
+                },
+                stress: 0.5,
+                break_margin: PI / 8.0,
+            }
+        });
+        vec![big, islands]
+    }
+}

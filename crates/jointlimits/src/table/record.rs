@@ -1,0 +1,266 @@
+//! How a table is kept in a limits file: each channel's 16-bit codes ([`Channel`]), row by row
+//! as differences from the previous code (smooth tables become runs of small numbers), deflated
+//! and written as base64 text, with a CRC-32 of the codes so that a damaged or hand-edited table
+//! is refused rather than used.
+//!
+//! ```json
+//! { "space": "table", "twist_axis": [0, 1, 0], "resolution": 64,
+//!   "encoding": "u16-delta-deflate-base64", "crc32": "1c291ca3",
+//!   "allowed": "eJzt…", "twist_min": "…", "twist_max": "…", "stress": "…", "break_margin": "…" }
+//! ```
+
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+use super::channels::Channel;
+use super::grid::VertexGrid;
+use super::limit::{RESOLUTIONS, TableLimit};
+
+/// The one encoding written and read.
+pub const ENCODING: &str = "u16-delta-deflate-base64";
+
+/// A table as stored in a limits file (module docs).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableRecord {
+    /// The bone axis the grid is centred on.
+    pub twist_axis: Vec3,
+    /// Cells per side (the grids have `resolution + 1` vertices per side).
+    pub resolution: usize,
+    /// How the channels are encoded: [`ENCODING`].
+    pub encoding: String,
+    /// CRC-32 (IEEE) of every channel's codes, little-endian, in [`Channel::ALL`]'s order, as
+    /// eight hex digits.
+    pub crc32: String,
+    /// Signed distance to the boundary of allowed directions.
+    pub allowed: String,
+    /// Smallest allowed twist.
+    pub twist_min: String,
+    /// Largest allowed twist.
+    pub twist_max: String,
+    /// Stress.
+    pub stress: String,
+    /// Break margin.
+    pub break_margin: String,
+}
+
+impl From<TableLimit> for TableRecord {
+    fn from(table: TableLimit) -> TableRecord {
+        let codes = codes_of(&table);
+        let [allowed, twist_min, twist_max, stress, break_margin] =
+            codes.each_ref().map(|c| encode_channel(c));
+        TableRecord {
+            twist_axis: table.twist_axis,
+            resolution: table.resolution(),
+            encoding: ENCODING.into(),
+            crc32: format!("{:08x}", checksum(&codes)),
+            allowed,
+            twist_min,
+            twist_max,
+            stress,
+            break_margin,
+        }
+    }
+}
+
+impl TryFrom<TableRecord> for TableLimit {
+    type Error = String;
+
+    fn try_from(record: TableRecord) -> Result<TableLimit, String> {
+        if record.encoding != ENCODING {
+            return Err(format!(
+                "table encoding {:?} is not the one this version reads ({ENCODING:?})",
+                record.encoding
+            ));
+        }
+        let n = record.resolution;
+        if !RESOLUTIONS.contains(&n) {
+            return Err(format!(
+                "table resolution {n}: a table has {} to {} cells per side",
+                RESOLUTIONS.start(),
+                RESOLUTIONS.end()
+            ));
+        }
+        let count = (n + 1) * (n + 1);
+        let texts = [
+            &record.allowed,
+            &record.twist_min,
+            &record.twist_max,
+            &record.stress,
+            &record.break_margin,
+        ];
+        let mut codes: [Vec<u16>; 5] = Default::default();
+        for ((slot, text), channel) in codes.iter_mut().zip(texts).zip(Channel::ALL) {
+            *slot = decode_channel(text, count)
+                .map_err(|problem| format!("table channel {}: {problem}", channel.name()))?;
+        }
+        let found = format!("{:08x}", checksum(&codes));
+        if !found.eq_ignore_ascii_case(record.crc32.trim()) {
+            return Err(format!(
+                "table checksum: the file says {}, the data give {found}: the table was damaged or edited by hand (edit it as images with `jointlimits table export`/`import`)",
+                record.crc32
+            ));
+        }
+        let grids = codes
+            .iter()
+            .zip(Channel::ALL)
+            .map(|(codes, channel)| VertexGrid {
+                resolution: n,
+                values: codes.iter().map(|&c| channel.decode(c)).collect(),
+            })
+            .collect::<Vec<_>>();
+        let grids: [VertexGrid; 5] = grids.try_into().expect("five channels");
+        Ok(TableLimit::from_grids(record.twist_axis, grids))
+    }
+}
+
+/// Every channel's codes, in [`Channel::ALL`]'s order.
+pub fn codes_of(table: &TableLimit) -> [Vec<u16>; 5] {
+    let grids = table.grids();
+    std::array::from_fn(|k| {
+        grids[k]
+            .values
+            .iter()
+            .map(|&v| Channel::ALL[k].encode(v))
+            .collect()
+    })
+}
+
+/// The CRC-32 of the codes (module docs).
+fn checksum(codes: &[Vec<u16>; 5]) -> u32 {
+    let mut hasher = crc32fast::Hasher::new();
+    for channel in codes {
+        for code in channel {
+            hasher.update(&code.to_le_bytes());
+        }
+    }
+    hasher.finalize()
+}
+
+/// Differences, little-endian bytes, deflated, base64.
+fn encode_channel(codes: &[u16]) -> String {
+    let mut bytes = Vec::with_capacity(2 * codes.len());
+    let mut previous = 0u16;
+    for &code in codes {
+        bytes.extend_from_slice(&code.wrapping_sub(previous).to_le_bytes());
+        previous = code;
+    }
+    base64_encode(&miniz_oxide::deflate::compress_to_vec(&bytes, 9))
+}
+
+/// The inverse of [`encode_channel`], refusing anything but exactly `count` codes.
+fn decode_channel(text: &str, count: usize) -> Result<Vec<u16>, String> {
+    let deflated = base64_decode(text)?;
+    let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, 2 * count + 1)
+        .map_err(|e| format!("not valid deflate data ({:?})", e.status))?;
+    if bytes.len() != 2 * count {
+        return Err(format!(
+            "holds {} values; the grid has {count}",
+            bytes.len() / 2
+        ));
+    }
+    let mut previous = 0u16;
+    Ok(bytes
+        .chunks_exact(2)
+        .map(|pair| {
+            previous = previous.wrapping_add(u16::from_le_bytes([pair[0], pair[1]]));
+            previous
+        })
+        .collect())
+}
+
+const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding.
+fn base64_encode(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for k in 0..4 {
+            if k <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * k)) as usize & 63] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Standard base64, padding optional, whitespace ignored.
+fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut buffer, mut bits) = (0u32, 0);
+    for (index, c) in text.bytes().enumerate() {
+        if c.is_ascii_whitespace() || c == b'=' {
+            continue;
+        }
+        let Some(value) = ALPHABET.iter().position(|&a| a == c) else {
+            return Err(format!(
+                "not valid base64: character {:?} at {index}",
+                c as char
+            ));
+        };
+        buffer = buffer << 6 | value as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+            buffer &= (1 << bits) - 1;
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::RotationLimit;
+
+    #[test]
+    fn base64_round_trips() {
+        for length in 0..20 {
+            let bytes: Vec<u8> = (0..length).map(|i| (i * 37 + 11) as u8).collect();
+            assert_eq!(base64_decode(&base64_encode(&bytes)).unwrap(), bytes);
+        }
+        assert_eq!(base64_encode(b"Man"), "TWFu");
+        assert_eq!(base64_encode(b"Ma"), "TWE=");
+    }
+
+    #[test]
+    fn a_table_written_and_read_is_the_same_table() {
+        for table in TableLimit::examples() {
+            let record = TableRecord::from(table.clone());
+            let back = TableLimit::try_from(record).unwrap();
+            assert_eq!(back, table);
+        }
+    }
+
+    #[test]
+    fn damage_is_refused_with_a_reason() {
+        let table = TableLimit::examples().remove(0);
+        let record = TableRecord::from(table);
+        let mut changed = record.clone();
+        changed.crc32 = "00000000".into();
+        assert!(
+            TableLimit::try_from(changed)
+                .unwrap_err()
+                .contains("checksum")
+        );
+        let mut short = record.clone();
+        short.resolution += 1;
+        assert!(TableLimit::try_from(short).unwrap_err().contains("allowed"));
+        let mut garbage = record;
+        garbage.stress = "!!".into();
+        assert!(
+            TableLimit::try_from(garbage)
+                .unwrap_err()
+                .contains("stress")
+        );
+    }
+}
