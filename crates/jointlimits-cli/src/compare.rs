@@ -80,17 +80,19 @@ pub struct CompareReport {
     pub rows: Vec<CompareRow>,
 }
 
-/// The kinds compared: every shape in both spaces, and the reach cone once.
+/// The kinds compared: every shape in both spaces, and the reach cone and the table once.
 fn kinds() -> Vec<(SpaceKind, ShapeKind)> {
     let mut kinds = Vec::new();
     for space in [SpaceKind::Full, SpaceKind::SwingTwist] {
         for shape in ShapeKind::ALL {
-            if shape != ShapeKind::ReachCone {
+            if !shape.is_direction_kind() {
                 kinds.push((space, shape));
             }
         }
     }
-    kinds.push((SpaceKind::SwingTwist, ShapeKind::ReachCone));
+    for shape in ShapeKind::ALL.into_iter().filter(|s| s.is_direction_kind()) {
+        kinds.push((SpaceKind::SwingTwist, shape));
+    }
     kinds
 }
 
@@ -213,6 +215,7 @@ fn shape_name(shape: ShapeKind) -> String {
         ShapeKind::Kdop(directions) => format!("kdop{}", directions.count()),
         ShapeKind::Hull => "hull".into(),
         ShapeKind::ReachCone => "reach-cone".into(),
+        ShapeKind::Table(resolution) => format!("table{resolution}"),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::progress::Progress;
 use crate::suggest::did_you_mean;
 
 /// The names `--shape` takes.
-const SHAPE_NAMES: [&str; 10] = [
+const SHAPE_NAMES: [&str; 11] = [
     "box",
     "obb",
     "ellipsoid",
@@ -24,6 +24,7 @@ const SHAPE_NAMES: [&str; 10] = [
     "kdop13",
     "hull",
     "reach-cone",
+    "table",
 ];
 
 /// Runs `jointlimits fit`.
@@ -52,6 +53,8 @@ pub fn run(clip_paths: &[PathBuf], out: &Path, options: FitOptions) -> Result<()
         limits.joints.len(),
         if options.shape == ShapeKind::ReachCone {
             "reach-cone"
+        } else if let ShapeKind::Table(_) = options.shape {
+            "table"
         } else {
             space_name(options.space)
         },

@@ -61,10 +61,14 @@ enum Command {
         /// Limit space: full or swing-twist.
         #[arg(long, default_value = "full", value_parser = fit::parse_space)]
         space: SpaceKind,
-        /// Shape: box, obb, ellipsoid, mvee, kdop (= kdop13), kdop3, kdop7, kdop13, hull, or
-        /// reach-cone (bone direction and swing-dependent twist; the space option is ignored).
+        /// Shape: box, obb, ellipsoid, mvee, kdop (= kdop13), kdop3, kdop7, kdop13, hull,
+        /// reach-cone (bone direction and swing-dependent twist), or table (lookup tables over
+        /// the sphere of bone directions); the space option is ignored for the last two.
         #[arg(long, default_value = "ellipsoid", value_parser = fit::parse_shape)]
         shape: ShapeKind,
+        /// Cells per side of a table (`--shape table`), 4 to 2048.
+        #[arg(long, default_value_t = jointlimits::fit::table::DEFAULT_RESOLUTION)]
+        resolution: u32,
         /// Room around the data, degrees (0 to 180).
         #[arg(long, default_value_t = 2.0, value_parser = parse_padding, allow_hyphen_values = true)]
         padding: f64,
@@ -312,7 +316,12 @@ fn main() -> ExitCode {
             skip_frames,
             reference,
             subsample,
+            resolution,
         } => {
+            let shape = match shape {
+                ShapeKind::Table(_) => ShapeKind::Table(resolution),
+                other => other,
+            };
             let options = FitOptions {
                 space,
                 shape,

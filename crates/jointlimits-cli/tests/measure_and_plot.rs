@@ -166,7 +166,7 @@ fn compare_tables_every_kind_and_repeats_itself() {
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let rows = report["rows"].as_array().unwrap();
     // Eight shapes in two spaces, and the reach cone.
-    assert_eq!(rows.len(), 17);
+    assert_eq!(rows.len(), 18);
     for row in rows {
         assert!(row["error"].is_null(), "{row}");
         let heldout = row["measures"]["heldout_acceptance"].as_f64().unwrap();

@@ -37,11 +37,14 @@ pub enum ShapeKind {
     /// A reach cone for the bone direction with swing-dependent twist limits (whatever the
     /// space option says).
     ReachCone,
+    /// Lookup tables over the sphere of bone directions with this many cells per side (whatever
+    /// the space option says).
+    Table(u32),
 }
 
 impl ShapeKind {
     /// Every kind, in the order the command line lists them.
-    pub const ALL: [ShapeKind; 9] = [
+    pub const ALL: [ShapeKind; 10] = [
         ShapeKind::Box,
         ShapeKind::Obb,
         ShapeKind::Ellipsoid,
@@ -51,14 +54,21 @@ impl ShapeKind {
         ShapeKind::Kdop(KdopDirections::Thirteen),
         ShapeKind::Hull,
         ShapeKind::ReachCone,
+        ShapeKind::Table(super::table::DEFAULT_RESOLUTION),
     ];
+
+    /// Whether it is a kind of its own rather than a shape in a limit space (the reach cone and
+    /// tables, which measure the bone's direction and twist whatever the space option says).
+    pub fn is_direction_kind(self) -> bool {
+        matches!(self, ShapeKind::ReachCone | ShapeKind::Table(_))
+    }
 }
 
 impl std::str::FromStr for ShapeKind {
     type Err = String;
 
     /// Parses `box`, `obb`, `ellipsoid`, `mvee`, `kdop` (13 directions), `kdop3`, `kdop7`,
-    /// `kdop13`, `hull` or `reach-cone`.
+    /// `kdop13`, `hull`, `reach-cone` or `table` (at the default resolution).
     fn from_str(text: &str) -> Result<ShapeKind, String> {
         Ok(match text {
             "box" => ShapeKind::Box,
@@ -70,9 +80,10 @@ impl std::str::FromStr for ShapeKind {
             "kdop3" => ShapeKind::Kdop(KdopDirections::Three),
             "hull" => ShapeKind::Hull,
             "reach-cone" | "reach_cone" => ShapeKind::ReachCone,
+            "table" => ShapeKind::Table(super::table::DEFAULT_RESOLUTION),
             _ => {
                 return Err(format!(
-                    "unknown shape {text:?}: expected box, obb, ellipsoid, mvee, kdop, kdop3, kdop7, kdop13, hull or reach-cone"
+                    "unknown shape {text:?}: expected box, obb, ellipsoid, mvee, kdop, kdop3, kdop7, kdop13, hull, reach-cone or table"
                 ));
             }
         })
@@ -106,8 +117,21 @@ impl FitOptions {
     pub const MAX_DISTANCE: f64 = std::f64::consts::PI;
 
     /// Refuses options that cannot be honoured: a padding or subsampling distance that is not a
-    /// finite number in `[0, π]`, or an invalid softening.
+    /// finite number in `[0, π]`, a table resolution out of range, or an invalid softening.
     pub fn validate(&self) -> Result<(), FitLimitsError> {
+        if let ShapeKind::Table(resolution) = self.shape {
+            let range = crate::table::limit::RESOLUTIONS;
+            if !range.contains(&(resolution as usize)) {
+                return Err(FitLimitsError::Option {
+                    option: "resolution",
+                    problem: format!(
+                        "{resolution} cells per side; a table has {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                });
+            }
+        }
         for (option, value) in [("padding", self.padding), ("subsample", self.subsample)] {
             if !(value.is_finite() && (0.0..=Self::MAX_DISTANCE).contains(&value)) {
                 return Err(FitLimitsError::Option {
@@ -212,6 +236,7 @@ pub fn fit_shape(
         }
         ShapeKind::Hull => Shape::Hull(HullShape::fit(core, padding, options.subsample)?),
         ShapeKind::ReachCone => return Err(super::FitError::NotAShape("a reach cone")),
+        ShapeKind::Table(_) => return Err(super::FitError::NotAShape("a table")),
     })
 }
 
@@ -246,6 +271,18 @@ pub fn fit_joint_limit(
         joint: name.to_string(),
         source,
     };
+    if let ShapeKind::Table(resolution) = options.shape {
+        let rotations: Vec<glam::Quat> = all.copied().collect();
+        let limit =
+            super::table::fit_table(&rotations, twist_axis, options.padding, resolution as usize)
+                .map_err(shape_error)?;
+        return checked(JointLimit {
+            joint: name.to_string(),
+            reference,
+            region: LimitRegion::Table(limit),
+            softening: options.softening,
+        });
+    }
     if options.shape == ShapeKind::ReachCone {
         let rotations: Vec<glam::Quat> = all.copied().collect();
         let limit = fit_reach_cone(&rotations, twist_axis, options.padding, options.subsample)

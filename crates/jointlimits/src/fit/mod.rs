@@ -10,6 +10,7 @@ pub mod limits;
 pub mod reach_cone;
 pub mod samples;
 pub mod subsample;
+pub mod table;
 
 pub use eigen::{SymmetricEigen, symmetric_eigen};
 pub use limits::{

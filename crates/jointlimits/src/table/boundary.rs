@@ -51,10 +51,16 @@ pub struct BoundaryChains {
     /// One arc of each closed chain (up to [`MAX_CHAINS`]), so a search can visit every
     /// separate stretch of boundary.
     chain_starts: Vec<u32>,
+    /// Every [`ANCHOR_SPACING`]th arc of each of those chains: where a search of a whole chain
+    /// starts walking.
+    chain_anchors: Vec<Vec<u32>>,
     /// For each cell, the arcs a correction starts from: the distinct hints of the vertices
     /// within one vertex of its corners, nearest its centre first, up to [`CELL_HINTS`].
     cell_hints: Vec<[u32; CELL_HINTS]>,
 }
+
+/// Arcs between the anchors of a chain.
+const ANCHOR_SPACING: usize = 16;
 
 /// The most chains a search visits one by one.
 pub const MAX_CHAINS: usize = 8;
@@ -229,8 +235,9 @@ impl BoundaryChains {
             hints: Vec::new(),
             cell_hints: Vec::new(),
             chain_starts: Vec::new(),
+            chain_anchors: Vec::new(),
         };
-        chains.chain_starts = chains.find_chain_starts();
+        (chains.chain_starts, chains.chain_anchors) = chains.find_chains();
         chains.hints = chains.propagate_hints(map, n, &cell_arcs);
         chains.cell_hints = chains.gather_cell_hints(map, n);
         chains
@@ -273,20 +280,25 @@ impl BoundaryChains {
         propagation.hints
     }
 
-    /// The first arc of each chain, following the arcs from point to point.
-    fn find_chain_starts(&self) -> Vec<u32> {
+    /// The first arc of each chain and its anchors, following the arcs from point to point.
+    fn find_chains(&self) -> (Vec<u32>, Vec<Vec<u32>>) {
         let mut seen = vec![false; self.arcs.len()];
-        let mut starts = Vec::new();
+        let (mut starts, mut anchors) = (Vec::new(), Vec::new());
         for first in 0..self.arcs.len() {
             if seen[first] {
                 continue;
             }
-            starts.push(first as u32);
+            let mut chain_anchors = Vec::new();
             let mut stack = vec![first as u32];
+            let mut visited = 0;
             while let Some(arc) = stack.pop() {
                 if std::mem::replace(&mut seen[arc as usize], true) {
                     continue;
                 }
+                if visited % ANCHOR_SPACING == 0 {
+                    chain_anchors.push(arc);
+                }
+                visited += 1;
                 for point in self.arcs[arc as usize] {
                     stack.extend(
                         self.arcs_at_point[point as usize]
@@ -295,9 +307,23 @@ impl BoundaryChains {
                     );
                 }
             }
+            starts.push(first as u32);
+            anchors.push(chain_anchors);
         }
         starts.truncate(MAX_CHAINS);
-        starts
+        anchors.truncate(MAX_CHAINS);
+        (starts, anchors)
+    }
+
+    /// The nearest point to `direction` on the chain `chain` (an index into
+    /// [`BoundaryChains::chain_starts`]): a walk from its nearest anchor.
+    pub fn nearest_on_chain(&self, direction: Vec3, chain: usize) -> ArcPoint {
+        let anchor = self.chain_anchors[chain]
+            .iter()
+            .map(|&arc| self.nearest_on_arc(direction, arc))
+            .max_by(|a, b| a.cosine.total_cmp(&b.cosine))
+            .expect("every chain has its first arc as an anchor");
+        self.walk_with(direction, anchor.arc, MAX_WALK, ANCHOR_SPACING)
     }
 
     /// One arc of each separate chain (up to [`MAX_CHAINS`]).
@@ -367,15 +393,15 @@ impl BoundaryChains {
         if squared > 1e-20 {
             let projected = direction - normal * (normal.dot(direction) / squared);
             // Between the ends when it is on the inner side of both end planes.
-            if normal.dot(a.cross(projected)) >= 0.0 && normal.dot(projected.cross(b)) >= 0.0 {
-                if let Some(point) = projected.try_normalize() {
-                    return ArcPoint {
-                        point,
-                        cosine: point.dot(direction),
-                        arc,
-                        end: None,
-                    };
-                }
+            let between =
+                normal.dot(a.cross(projected)) >= 0.0 && normal.dot(projected.cross(b)) >= 0.0;
+            if let Some(point) = projected.try_normalize().filter(|_| between) {
+                return ArcPoint {
+                    point,
+                    cosine: point.dot(direction),
+                    arc,
+                    end: None,
+                };
             }
         }
         let (ca, cb) = (a.dot(direction), b.dot(direction));
@@ -394,12 +420,6 @@ impl BoundaryChains {
                 end: Some(1),
             }
         }
-    }
-
-    /// The nearest point to `direction` of the whole chain through `start` (up to 4096 arcs
-    /// each way).
-    pub fn walk_far(&self, direction: Vec3, start: u32) -> ArcPoint {
-        self.walk_with(direction, start, 4096, usize::MAX)
     }
 
     /// From `start`, the nearest point to `direction` found by walking along the chain both

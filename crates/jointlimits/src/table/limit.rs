@@ -35,7 +35,7 @@ pub struct TableValues {
 pub const RESOLUTIONS: std::ops::RangeInclusive<usize> = 4..=2048;
 
 /// Gauss–Newton rounds of the combined swing-and-twist correction.
-const REFINE_ROUNDS: usize = 16;
+const REFINE_ROUNDS: usize = 8;
 
 /// A joint limit stored as tables over the sphere of bone directions.
 ///
@@ -236,7 +236,7 @@ impl TableLimit {
             }
             // Another stretch of boundary (another island of allowed directions) may hold a
             // wider twist range that is nearer in the sum.
-            if self.swing.chains().chain_starts().len() > 1 {
+            if self.swing.chains().chain_starts().len() > 1 && best.1.distance > 0.0 {
                 for near in self.swing.near_points_on_each_chain(direction) {
                     for (turned, side) in [(measure.turned, above), (other_turn, !above)] {
                         let there = self.refine(direction, near, turned, side);
@@ -411,6 +411,20 @@ impl RotationLimit for TableLimit {
             |range| range.measure_from(twist, previous.w),
             false,
         )
+    }
+
+    /// Looks the direction and twist up without searching for the nearest.
+    #[inline]
+    fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
+        let (twist, direction) = self.measure(relative);
+        let p = self.swing.map.to_square(direction);
+        if self.swing.distance.sample(p) <= 0.0
+            && self.twist_range_at(p).measure(twist).distance <= BOUNDARY_TOLERANCE
+        {
+            return true;
+        }
+        // Near a 180° swing or on the boundary: what the projection says.
+        near_half_swing(relative, self.twist_axis) && self.nearest(relative, context).inside
     }
 
     fn is_degenerate(&self, relative: Quat) -> bool {

@@ -148,10 +148,10 @@ impl SwingSet {
     }
 
     /// For each separate stretch of boundary (up to [`super::boundary::MAX_CHAINS`]), an allowed
-    /// direction on it near `direction` (the nearest a walk from its first arc finds).
+    /// direction on it near `direction` (the nearest a walk from its nearest anchor finds).
     pub fn near_points_on_each_chain(&self, direction: Vec3) -> impl Iterator<Item = Vec3> + '_ {
-        self.chains.chain_starts().iter().map(move |&arc| {
-            let on_arc = self.chains.walk_far(direction, arc);
+        (0..self.chains.chain_starts().len()).map(move |chain| {
+            let on_arc = self.chains.nearest_on_chain(direction, chain);
             self.inside_at(self.onto_curve(self.map.to_square(on_arc.point)))
         })
     }
