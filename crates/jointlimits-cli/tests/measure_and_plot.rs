@@ -165,7 +165,7 @@ fn compare_tables_every_kind_and_repeats_itself() {
     assert_eq!(json, run("--json"), "same seed, same numbers");
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     let rows = report["rows"].as_array().unwrap();
-    // Eight shapes in two spaces, and the reach cone.
+    // Eight shapes in two spaces, the reach cone and the table.
     assert_eq!(rows.len(), 18);
     for row in rows {
         assert!(row["error"].is_null(), "{row}");
@@ -179,7 +179,7 @@ fn compare_tables_every_kind_and_repeats_itself() {
             .contains("leave-one-clip-out")
     );
     let markdown = run("--markdown");
-    assert_eq!(markdown.lines().filter(|l| l.starts_with("| ")).count(), 18);
+    assert_eq!(markdown.lines().filter(|l| l.starts_with("| ")).count(), 19);
 
     // One clip: time blocks; a held-out clip: that clip.
     let mut args = vec!["compare", a, "--json"];
