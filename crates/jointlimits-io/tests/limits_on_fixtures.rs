@@ -10,7 +10,7 @@ use jointlimits_io::{
 };
 use jointlimits_testdata::{SplitMix, fixture};
 
-const SHAPES: [ShapeKind; 7] = [
+const SHAPES: [ShapeKind; 8] = [
     ShapeKind::Box,
     ShapeKind::Obb,
     ShapeKind::Ellipsoid,
@@ -18,6 +18,7 @@ const SHAPES: [ShapeKind; 7] = [
     ShapeKind::Kdop(KdopDirections::Thirteen),
     ShapeKind::Hull,
     ShapeKind::ReachCone,
+    ShapeKind::Table(64),
 ];
 
 /// Frames `range` of `motion` as a clip of their own.
