@@ -1,0 +1,86 @@
+//! Lookup-table limits on a table fitted to a shoulder-like crescent of swings (128² cells).
+//!
+//! `table/inside`: the inside test of a whole rotation (quaternion in, answer out) on 4,096
+//! rotations drawn from the fitted region (all allowed). `project/table/per_call`: the full
+//! projection (`nearest`, quaternion to quaternion) on 4,096 inputs of which half are allowed
+//! and half are Haar-random rotations (nearly all outside). `project/table/batched`:
+//! `JointLimit::limit_many` on the same inputs.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use glam::{Quat, Vec3};
+use jointlimits::fit::table::fit_table;
+use jointlimits::measure::SeededRandom;
+use jointlimits::{JointLimit, LimitContext, LimitRegion, RotationLimit};
+use std::hint::black_box;
+
+fn fitted() -> (jointlimits::table::TableLimit, Vec<Quat>) {
+    let axis = Vec3::Y;
+    let samples: Vec<Quat> = (0..4000)
+        .map(|i| {
+            let a = i as f32 * 0.0015;
+            let swing = Quat::from_axis_angle(
+                Vec3::new(a.cos(), 0.0, a.sin()),
+                0.3 + 0.9 * (3.0 * a).sin().abs(),
+            );
+            swing * Quat::from_axis_angle(axis, 0.6 * a.sin() - 0.2)
+        })
+        .collect();
+    let table = fit_table(&samples, axis, 2f64.to_radians(), 128).expect("a table");
+    (table, samples)
+}
+
+fn table_benches(c: &mut Criterion) {
+    let (table, samples) = fitted();
+    let inside: Vec<Quat> = samples.iter().step_by(1).take(4096).copied().collect();
+    let mut random = SeededRandom::new(3);
+    let mixed: Vec<Quat> = (0..4096)
+        .map(|i| {
+            if i % 2 == 0 {
+                samples[i % samples.len()]
+            } else {
+                random.rotation()
+            }
+        })
+        .collect();
+    let none = LimitContext::NONE;
+    let mut group = c.benchmark_group("table");
+    group.throughput(Throughput::Elements(inside.len() as u64));
+    group.bench_function("inside", |b| {
+        b.iter(|| {
+            inside
+                .iter()
+                .filter(|&&q| table.contains(black_box(q), &none))
+                .count()
+        })
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("project/table");
+    group.throughput(Throughput::Elements(mixed.len() as u64));
+    group.sample_size(10);
+    group.bench_function("per_call", |b| {
+        b.iter(|| {
+            mixed
+                .iter()
+                .map(|&q| table.nearest(black_box(q), &none).relative.w)
+                .sum::<f32>()
+        })
+    });
+    let joint = JointLimit {
+        joint: "shoulder".into(),
+        reference: Quat::IDENTITY,
+        region: LimitRegion::Table(table.clone()),
+        softening: None,
+    };
+    let mut buffer = mixed.clone();
+    group.bench_function("batched", |b| {
+        b.iter(|| {
+            buffer.copy_from_slice(&mixed);
+            joint.limit_many(black_box(&mut buffer));
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, table_benches);
+criterion_main!(benches);
