@@ -51,6 +51,8 @@ impl Bvh {
             limits.get(joint).is_none_or(Option::is_none)
         })?;
         let mut report = AllowedWrite::default();
+        // `motion` may be longer than the clip it replaces: frames past the clip's are new.
+        let original_frames = self.frame_count();
         for frame in 0..motion.frame_count() {
             let wanted = motion.frame_rotations(frame);
             for (joint, limit) in limits.iter().enumerate() {
@@ -59,7 +61,7 @@ impl Bvh {
                 // Allowed as written; or untouched by the command, so kept as read; or softened,
                 // so outside on purpose.
                 if limit.contains(written)
-                    || wanted[joint] == self.transform(frame, joint).0
+                    || (frame < original_frames && wanted[joint] == self.transform(frame, joint).0)
                     || (limit.softening.is_some() && !limit.contains(wanted[joint]))
                 {
                     continue;

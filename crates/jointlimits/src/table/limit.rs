@@ -238,6 +238,10 @@ impl TableLimit {
             // wider twist range that is nearer in the sum.
             if self.swing.chains().chain_starts().len() > 1 && best.1.distance > 0.0 {
                 for near in self.swing.near_points_on_each_chain(direction) {
+                    // No point of a stretch farther in swing alone than the best sum can win.
+                    if angle(direction, near).powi(2) >= best.2 * 1.5 + 0.01 {
+                        continue;
+                    }
                     for (turned, side) in [(measure.turned, above), (other_turn, !above)] {
                         let there = self.refine(direction, near, turned, side);
                         if there.2 < best.2 {
