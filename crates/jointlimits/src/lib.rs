@@ -27,6 +27,7 @@
 pub mod authored;
 pub mod batch;
 pub mod contract;
+mod direction_twist;
 pub mod euler;
 mod fast_trig;
 pub mod fit;

@@ -6,10 +6,8 @@ use glam::{Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::{ReachCone, TwistRange};
-use crate::contract::{
-    BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
-};
-use crate::rotation::{rotation_about, rotation_between_units};
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::direction_twist;
 use crate::space::SpaceKind;
 use crate::validation::{self, InvalidField};
 
@@ -45,12 +43,7 @@ impl ReachConeLimit {
     /// `q·axis`.
     #[inline(always)]
     pub(crate) fn measure(&self, relative: Quat) -> (f32, Vec3) {
-        let axis = self.twist_axis;
-        // The twist of `q = (v, w)` about the axis is the normalised `(axis(v·axis), w)`, so its
-        // angle needs no normalisation; and `swing · axis = q · axis`.
-        let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
-        let twist = 2.0 * crate::fast_trig::atan2(along, relative.w);
-        (twist, relative * axis)
+        direction_twist::measure(self.twist_axis, relative)
     }
 
     /// The stateless nearest once the twist angle, the axis direction `q·axis` and its slice
@@ -106,29 +99,14 @@ impl ReachConeLimit {
         turned: f32,
         allowed_twist: f32,
     ) -> Limited {
-        let swing_distance = angle(direction, to);
-        let twist_distance = turned - allowed_twist;
-        let violation = (swing_distance * swing_distance + twist_distance * twist_distance).sqrt();
-        if violation <= BOUNDARY_TOLERANCE {
-            return Limited::unchanged(relative, direction.extend(turned));
-        }
-        let allowed = if swing_distance == 0.0 {
-            // swing · twist(allowed) = q · twist(allowed − twist), exact in the input's swing.
-            relative * rotation_about(self.twist_axis, allowed_twist - twist)
-        } else {
-            rotation_between_units(self.twist_axis, to)
-                * rotation_about(self.twist_axis, allowed_twist)
-        };
-        let limited = Limited {
-            relative: allowed,
-            inside: false,
-            violation,
-            measured: to.extend(turned),
-        };
-        if near_half_swing(relative, self.twist_axis) {
-            return settle(relative, limited);
-        }
-        limited
+        direction_twist::moved(
+            self.twist_axis,
+            relative,
+            (twist, direction),
+            to,
+            turned,
+            allowed_twist,
+        )
     }
 
     /// Every stored number is finite and the twist axis is unit length (the cone was validated
@@ -136,12 +114,6 @@ impl ReachConeLimit {
     pub fn is_finite(&self) -> bool {
         self.twist_axis.is_finite() && (self.twist_axis.length() - 1.0).abs() < 1e-4
     }
-}
-
-/// The angle between unit vectors, accurate at both ends (atan2 of sine and cosine).
-#[inline(always)]
-fn angle(a: Vec3, b: Vec3) -> f32 {
-    crate::fast_trig::atan2(a.cross(b).length(), a.dot(b))
 }
 
 impl RotationLimit for ReachConeLimit {

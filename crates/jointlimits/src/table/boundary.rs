@@ -77,8 +77,6 @@ pub struct ArcPoint {
     pub cosine: f32,
     /// The arc.
     pub arc: u32,
-    /// The arc's end the point sits on, when it is clamped to one (0 or 1).
-    pub end: Option<usize>,
 }
 
 impl BoundaryChains {
@@ -366,22 +364,6 @@ impl BoundaryChains {
         out
     }
 
-    /// Whether there is any boundary (a table allowing every direction, or none, has none).
-    pub fn is_empty(&self) -> bool {
-        self.arcs.is_empty()
-    }
-
-    /// The number of arcs.
-    pub fn arc_count(&self) -> usize {
-        self.arcs.len()
-    }
-
-    /// The hint of vertex `index` ([`u32::MAX`] when there is no boundary).
-    #[inline]
-    pub fn hint(&self, vertex: usize) -> u32 {
-        self.hints[vertex]
-    }
-
     /// The nearest point of arc `arc` to the unit `direction`: the direction's projection onto
     /// the arc's great circle when it falls between the ends, else the nearer end.
     #[inline]
@@ -400,7 +382,6 @@ impl BoundaryChains {
                     point,
                     cosine: point.dot(direction),
                     arc,
-                    end: None,
                 };
             }
         }
@@ -410,14 +391,12 @@ impl BoundaryChains {
                 point: a,
                 cosine: ca,
                 arc,
-                end: Some(0),
             }
         } else {
             ArcPoint {
                 point: b,
                 cosine: cb,
                 arc,
-                end: Some(1),
             }
         }
     }
@@ -481,11 +460,6 @@ impl BoundaryChains {
         self.arcs
             .iter()
             .map(|&[a, b]| (self.points[a as usize], self.points[b as usize]))
-    }
-
-    /// Whether every crossing point joins two arcs: the chains are closed loops.
-    pub fn is_closed(&self) -> bool {
-        self.arcs_at_point.iter().all(|slot| slot[1] != NONE)
     }
 }
 

@@ -10,10 +10,8 @@ use super::channels::Channel;
 use super::grid::VertexGrid;
 use super::record::TableRecord;
 use super::swing_set::{SwingSet, angle, fold_consistent, map_around};
-use crate::contract::{
-    BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing, settle,
-};
-use crate::rotation::{rotation_about, rotation_between_units};
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing};
+use crate::direction_twist;
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
 use crate::validation::{self, InvalidField};
@@ -150,10 +148,7 @@ impl TableLimit {
     /// `q·axis`.
     #[inline(always)]
     fn measure(&self, relative: Quat) -> (f32, Vec3) {
-        let axis = self.twist_axis;
-        let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
-        let twist = 2.0 * crate::fast_trig::atan2(along, relative.w);
-        (twist, relative * axis)
+        direction_twist::measure(self.twist_axis, relative)
     }
 
     /// The twist range interpolated at square point `p`.
@@ -358,29 +353,14 @@ impl TableLimit {
         to: Vec3,
         measure: TwistMeasure,
     ) -> Limited {
-        let swing_distance = angle(direction, to);
-        let twist_distance = measure.turned - measure.allowed;
-        let violation = (swing_distance * swing_distance + twist_distance * twist_distance).sqrt();
-        if violation <= BOUNDARY_TOLERANCE {
-            return Limited::unchanged(relative, direction.extend(measure.turned));
-        }
-        let allowed = if to == direction {
-            // swing · twist(allowed) = q · twist(allowed − twist), exact in the input's swing.
-            relative * rotation_about(self.twist_axis, measure.allowed - twist)
-        } else {
-            rotation_between_units(self.twist_axis, to)
-                * rotation_about(self.twist_axis, measure.allowed)
-        };
-        let limited = Limited {
-            relative: allowed,
-            inside: false,
-            violation,
-            measured: to.extend(measure.turned),
-        };
-        if near_half_swing(relative, self.twist_axis) {
-            return settle(relative, limited);
-        }
-        limited
+        direction_twist::moved(
+            self.twist_axis,
+            relative,
+            (twist, direction),
+            to,
+            measure.turned,
+            measure.allowed,
+        )
     }
 }
 

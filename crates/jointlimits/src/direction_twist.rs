@@ -1,0 +1,61 @@
+//! A rotation seen as where it points the bone and how it twists the bone: the coordinates of
+//! the kinds that bound the bone's direction (reach cones, tables).
+
+use glam::{Quat, Vec3};
+
+use crate::contract::{BOUNDARY_TOLERANCE, Limited, near_half_swing, settle};
+use crate::rotation::{rotation_about, rotation_between_units};
+
+/// The twist angle of `relative` about the unit `axis` (in its cover) and the direction it points
+/// the axis, `q·axis`.
+///
+/// The twist of `q = (v, w)` about the axis is the normalised `(axis(v·axis), w)`, so its angle
+/// needs no normalisation; and `swing · axis = q · axis`.
+#[inline(always)]
+pub(crate) fn measure(axis: Vec3, relative: Quat) -> (f32, Vec3) {
+    let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
+    let twist = 2.0 * crate::fast_trig::atan2(along, relative.w);
+    (twist, relative * axis)
+}
+
+/// The angle between unit vectors, accurate at both ends (atan2 of sine and cosine).
+#[inline(always)]
+pub(crate) fn angle(a: Vec3, b: Vec3) -> f32 {
+    crate::fast_trig::atan2(a.cross(b).length(), a.dot(b))
+}
+
+/// The result of moving `relative` (twist `twist`, pointing the axis at `direction`) to the
+/// allowed rotation pointing it at `to` with twist `allowed_twist`; `turned` is the turn of the
+/// input twist that was measured. The violation is `√(α² + δ²)`.
+#[inline(always)]
+pub(crate) fn moved(
+    axis: Vec3,
+    relative: Quat,
+    (twist, direction): (f32, Vec3),
+    to: Vec3,
+    turned: f32,
+    allowed_twist: f32,
+) -> Limited {
+    let swing_distance = angle(direction, to);
+    let twist_distance = turned - allowed_twist;
+    let violation = (swing_distance * swing_distance + twist_distance * twist_distance).sqrt();
+    if violation <= BOUNDARY_TOLERANCE {
+        return Limited::unchanged(relative, direction.extend(turned));
+    }
+    let allowed = if to == direction {
+        // swing · twist(allowed) = q · twist(allowed − twist), exact in the input's swing.
+        relative * rotation_about(axis, allowed_twist - twist)
+    } else {
+        rotation_between_units(axis, to) * rotation_about(axis, allowed_twist)
+    };
+    let limited = Limited {
+        relative: allowed,
+        inside: false,
+        violation,
+        measured: to.extend(turned),
+    };
+    if near_half_swing(relative, axis) {
+        return settle(relative, limited);
+    }
+    limited
+}
