@@ -14,8 +14,7 @@
 //!    rather than in bands, and it is defined everywhere, so cells without samples need no
 //!    painting. Where the envelope crosses (far from the data) both ends take its middle.
 //! 4. **Stress** rises from 0 at [`STRESS_DEPTH`] inside the boundary to 1 on it; the **break
-//!    margin** is [`BREAK_MARGIN`] everywhere. Both are meant to be painted
-//!    (`jointlimits table export` / `import`).
+//!    margin** is [`BREAK_MARGIN`] everywhere: defaults, not learned from the motion.
 
 use std::f32::consts::PI;
 

@@ -97,7 +97,7 @@ impl TryFrom<TableRecord> for TableLimit {
         let found = format!("{:08x}", checksum(&codes));
         if !found.eq_ignore_ascii_case(record.crc32.trim()) {
             return Err(format!(
-                "table checksum: the file says {}, the data give {found}: the table was damaged or edited by hand (edit it as images with `jointlimits table export`/`import`)",
+                "table checksum: the file says {}, the data give {found}: the table was damaged or edited by hand; fit or write it again",
                 record.crc32
             ));
         }
