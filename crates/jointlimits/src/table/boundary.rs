@@ -83,11 +83,15 @@ impl BoundaryChains {
     /// The chains of the zero curve of `values` on `map`'s square (values at folded edge
     /// vertices must agree, as [`super::SwingSet::new`] makes them).
     pub fn new(map: &OctahedralMap, values: &VertexGrid) -> BoundaryChains {
-        let n = values.resolution;
+        BoundaryChains::traced(map, values)
+    }
+
+    /// The chains of the boundary that `source` locates on `map`'s square (its inside test must
+    /// agree at folded edge vertices).
+    pub fn traced(map: &OctahedralMap, source: &impl BoundarySource) -> BoundaryChains {
+        let n = source.resolution();
         let side = n + 1;
-        let value = |column: usize, row: usize| values.values[row * side + column];
-        let inside = |column: usize, row: usize| value(column, row) <= 0.0;
-        let position = |column: usize, row: usize| VertexGrid::vertex_position(n, column, row);
+        let inside = |column: usize, row: usize| source.inside(column, row);
 
         // Edge ids: horizontal edges (column..column+1, row) first, then vertical ones.
         let horizontal = |column: usize, row: usize| row * n + column;
@@ -158,10 +162,7 @@ impl BoundaryChains {
                     if corners[a] != corners[b] {
                         let id = canonical(edge);
                         if point_of_edge[id] == NONE {
-                            // Linear along the edge: the bilinear interpolation's own zero.
-                            let (a, b) = (value(from.0, from.1), value(to.0, to.1));
-                            let t = a / (a - b);
-                            let p = position(from.0, from.1).lerp(position(to.0, to.1), t);
+                            let p = source.crossing(from, to);
                             point_of_edge[id] = points.len() as u32;
                             points.push(map.to_sphere(p));
                             squares.push(p);
@@ -181,7 +182,7 @@ impl BoundaryChains {
                             b
                         } else {
                             let t = k as f32 / SUBDIVISIONS as f32;
-                            let on = onto_zero(values, from.lerp(to, t), normal);
+                            let on = source.onto_boundary(from.lerp(to, t), normal);
                             points.push(map.to_sphere(on));
                             squares.push(on);
                             (points.len() - 1) as u32
@@ -194,17 +195,12 @@ impl BoundaryChains {
                 if count == 2 {
                     push(found[0].1, found[1].1);
                 } else {
-                    // A saddle: bottom-left and top-right share a sign. When the cell's mean
-                    // has it too they are joined through the middle, and the arcs cut off the
-                    // other two corners (bottom-right between bottom and right, top-left between
-                    // top and left); otherwise the arcs cut off these two.
-                    let mean = 0.25
-                        * (value(column, row)
-                            + value(column + 1, row)
-                            + value(column + 1, row + 1)
-                            + value(column, row + 1));
+                    // A saddle: bottom-left and top-right share a sign. When the cell's middle
+                    // has it too they are joined through it, and the arcs cut off the other two
+                    // corners (bottom-right between bottom and right, top-left between top and
+                    // left); otherwise the arcs cut off these two.
                     let [bottom, right, top, left] = found.map(|f| f.1);
-                    if (mean <= 0.0) == corners[0] {
+                    if source.middle_inside(column, row) == corners[0] {
                         push(bottom, right);
                         push(top, left);
                     } else {
@@ -322,6 +318,13 @@ impl BoundaryChains {
             .max_by(|a, b| a.cosine.total_cmp(&b.cosine))
             .expect("every chain has its first arc as an anchor");
         self.walk_with(direction, anchor.arc, MAX_WALK, ANCHOR_SPACING)
+    }
+
+    /// The nearest boundary point to the direction of vertex `vertex` (`direction`), from the
+    /// vertex's hint; `None` when there is no boundary.
+    pub fn nearest_to_vertex(&self, direction: Vec3, vertex: usize) -> Option<ArcPoint> {
+        let hint = *self.hints.get(vertex)?;
+        (hint != NONE).then(|| self.nearest_on_arc(direction, hint))
     }
 
     /// One arc of each separate chain (up to [`MAX_CHAINS`]).
@@ -463,22 +466,69 @@ impl BoundaryChains {
     }
 }
 
-/// The zero of the bilinear interpolation of `values` on the line through `p` along `normal`,
-/// by Newton steps (`p` itself where the line finds none nearby).
-fn onto_zero(values: &VertexGrid, p: Vec2, normal: Vec2) -> Vec2 {
-    let mut at = p;
-    for _ in 0..8 {
-        let value = values.sample(at);
-        let slope = values.gradient(at).dot(normal);
-        if value.abs() < 1e-8 || slope.abs() < 1e-12 {
-            break;
+/// Where a boundary lies on a grid over the square: what [`BoundaryChains::traced`] asks while
+/// it traces the boundary cell by cell.
+pub trait BoundarySource {
+    /// Cells per side.
+    fn resolution(&self) -> usize;
+    /// Whether vertex `(column, row)` is inside.
+    fn inside(&self, column: usize, row: usize) -> bool;
+    /// The square point where the boundary crosses the edge between neighbouring vertices
+    /// `from` and `to` (`(column, row)`), whose inside tests differ.
+    fn crossing(&self, from: (usize, usize), to: (usize, usize)) -> Vec2;
+    /// A boundary point on the line through square point `p` along the unit `normal`, within
+    /// about a cell of `p` (`p` itself when there is none).
+    fn onto_boundary(&self, p: Vec2, normal: Vec2) -> Vec2;
+    /// Whether the middle of cell `(column, row)` is inside (asked of saddle cells only).
+    fn middle_inside(&self, column: usize, row: usize) -> bool;
+}
+
+/// The zero curve of the bilinear interpolation of the values.
+impl BoundarySource for VertexGrid {
+    fn resolution(&self) -> usize {
+        self.resolution
+    }
+
+    fn inside(&self, column: usize, row: usize) -> bool {
+        self.values[row * (self.resolution + 1) + column] <= 0.0
+    }
+
+    /// Linear along the edge: the bilinear interpolation's own zero.
+    fn crossing(&self, from: (usize, usize), to: (usize, usize)) -> Vec2 {
+        let (n, side) = (self.resolution, self.resolution + 1);
+        let (a, b) = (
+            self.values[from.1 * side + from.0],
+            self.values[to.1 * side + to.0],
+        );
+        let t = a / (a - b);
+        VertexGrid::vertex_position(n, from.0, from.1)
+            .lerp(VertexGrid::vertex_position(n, to.0, to.1), t)
+    }
+
+    /// Newton steps along the line.
+    fn onto_boundary(&self, p: Vec2, normal: Vec2) -> Vec2 {
+        let mut at = p;
+        for _ in 0..8 {
+            let value = self.sample(at);
+            let slope = self.gradient(at).dot(normal);
+            if value.abs() < 1e-8 || slope.abs() < 1e-12 {
+                break;
+            }
+            at -= normal * (value / slope);
         }
-        at -= normal * (value / slope);
+        if (at - p).length() > self.cell_size() {
+            return p;
+        }
+        at
     }
-    if (at - p).length() > values.cell_size() {
-        return p;
+
+    /// The mean of the corners decides.
+    fn middle_inside(&self, column: usize, row: usize) -> bool {
+        let side = self.resolution + 1;
+        let at = |c: usize, r: usize| self.values[r * side + c];
+        at(column, row) + at(column + 1, row) + at(column + 1, row + 1) + at(column, row + 1)
+            <= 0.0
     }
-    at
 }
 
 /// The state of the hint propagation: each vertex's best arc so far and the queue of vertices
@@ -512,7 +562,7 @@ impl Propagation<'_> {
 /// The vertices next to `vertex` on a grid of `n` cells per side: its eight grid neighbours and,
 /// on the square's outer edges, its fold partner (the same direction on the other half of the
 /// edge).
-fn neighbours(n: usize, vertex: usize) -> impl Iterator<Item = usize> {
+pub(crate) fn neighbours(n: usize, vertex: usize) -> impl Iterator<Item = usize> {
     let side = n + 1;
     let (column, row) = ((vertex % side) as i64, (vertex / side) as i64);
     let last = n as i64;

@@ -1,6 +1,7 @@
 //! Lookup-table limits: allowed bone directions, twist ranges, stress and break margins stored
 //! on a grid over the sphere of directions.
 
+pub mod bake;
 pub mod boundary;
 pub mod channels;
 pub mod grid;

@@ -225,22 +225,30 @@ pub(crate) fn one_per_cell(
         .collect()
 }
 
+/// The pairs of vertices of a grid of `n` cells per side that are one direction: fold partners
+/// on the square's outer edges, and the first corner with each of the other three.
+pub(crate) fn fold_pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    let side = n + 1;
+    let edges = (0..=n / 2).flat_map(move |k| {
+        [
+            (k, n - k),
+            (n * side + k, n * side + n - k),
+            (k * side, (n - k) * side),
+            (k * side + n, (n - k) * side + n),
+        ]
+    });
+    edges.chain([n, n * side, n * side + n].map(|corner| (0, corner)))
+}
+
 /// Makes the values of vertices that are one direction (fold partners on the square's outer
 /// edges, and the four corners) equal, by averaging.
 pub(crate) fn fold_consistent(grid: &mut VertexGrid) {
     let n = grid.resolution;
     let side = n + 1;
     let v = &mut grid.values;
-    for k in 0..=n / 2 {
-        for (a, b) in [
-            (k, n - k),
-            (n * side + k, n * side + n - k),
-            (k * side, (n - k) * side),
-            (k * side + n, (n - k) * side + n),
-        ] {
-            let mean = 0.5 * (v[a] + v[b]);
-            (v[a], v[b]) = (mean, mean);
-        }
+    for (a, b) in fold_pairs(n).take(4 * (n / 2 + 1)) {
+        let mean = 0.5 * (v[a] + v[b]);
+        (v[a], v[b]) = (mean, mean);
     }
     let corners = [0, n, n * side, n * side + n];
     let mean = corners.iter().map(|&c| v[c]).sum::<f32>() / 4.0;
