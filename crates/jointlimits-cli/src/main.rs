@@ -1,6 +1,7 @@
 //! `jointlimits`: learn joint rotation limits from motion capture and enforce them.
 
 mod apply;
+mod bake;
 mod bones;
 mod check;
 mod clips;
@@ -81,6 +82,24 @@ enum Command {
         /// Subsampling distance in limit space, radians (0 keeps every sample; at most π).
         #[arg(long, default_value_t = 0.05, value_parser = parse_subsample, allow_hyphen_values = true)]
         subsample: f64,
+    },
+    /// Bake limits of any kind into lookup tables (`space: "table"`) and report, per joint, how
+    /// far each table disagrees with the original on random directions and rotations.
+    Bake {
+        /// The limits file.
+        limits: PathBuf,
+        /// The limits file to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Cells per side, 4 to 2048.
+        #[arg(long, default_value_t = jointlimits::fit::table::DEFAULT_RESOLUTION, value_parser = clap::value_parser!(u32).range(4..=2048))]
+        resolution: u32,
+        /// Only these joints (repeatable; all by default); the others are copied unchanged.
+        #[arg(long = "joint")]
+        joints: Vec<String>,
+        /// Random directions and rotations per joint to measure the disagreement on.
+        #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        samples: u64,
     },
     /// Enforce limits on a clip and write the result.
     Apply {
@@ -333,6 +352,20 @@ fn main() -> ExitCode {
             };
             fit::run(&clips, &out, options).map(|()| true)
         }
+        Command::Bake {
+            limits,
+            out,
+            resolution,
+            joints,
+            samples,
+        } => bake::run(&bake::BakeRequest {
+            limits: &limits,
+            out: &out,
+            resolution: resolution as usize,
+            joints: &joints,
+            samples: samples as usize,
+        })
+        .map(|()| true),
         Command::Apply {
             limits,
             input,

@@ -76,3 +76,45 @@ fn fitted_tables_hold_their_frames_and_agree_with_the_exact_region() {
         );
     }
 }
+
+/// Baking limits fitted on real motion: the table disagrees with the original only within a
+/// cell of its boundary, on random directions and Haar-random rotations.
+#[test]
+fn baked_ellipsoids_reach_cones_and_hulls_agree_within_a_cell() {
+    use jointlimits::table::bake::{bake, disagreement};
+    let Some(path) = fixture("cmu_daz/salsa_10.bvh") else {
+        return;
+    };
+    let bvh = read_bvh_file(&path).unwrap();
+    let motion = bvh.to_motion();
+    let axes = bvh.skeleton.twist_axes(Vec3::ZERO);
+    // A reach cone's twist range can narrow by a radian within a cell near the corners of its
+    // boundary: 256 cells per side resolve that; 128 leave up to two cells there.
+    for (shape, resolution, joints) in [
+        (ShapeKind::Ellipsoid, 128, ["lShldr", "rThigh"]),
+        (ShapeKind::Hull, 64, ["lForeArm", "neck"]),
+        (ShapeKind::ReachCone, 256, ["lShldr", "rThigh"]),
+    ] {
+        let options = FitOptions {
+            shape,
+            padding: 2f64.to_radians(),
+            ..FitOptions::default()
+        };
+        let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
+        for name in joints {
+            let limit = limits.find(name).unwrap();
+            let axis = limit
+                .region
+                .bone_axis()
+                .unwrap_or(axes[bvh.skeleton.find(name).unwrap()]);
+            let table = bake(&limit.region, axis, resolution).unwrap();
+            let report = disagreement(&limit.region, &table, axis, 20_000, 3);
+            eprintln!("{shape:?} {name}: {report:?}");
+            assert!(
+                report.largest_direction_gap < report.cell_angle
+                    && report.largest_rotation_gap < report.cell_angle,
+                "{shape:?} {name}: {report:?}"
+            );
+        }
+    }
+}

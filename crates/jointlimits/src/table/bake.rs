@@ -38,12 +38,22 @@ use crate::twist::TwistRange;
 /// Twist steps tested per direction.
 pub const TWIST_SAMPLES: usize = 128;
 
+/// Twist steps at which the violation is measured when no step is allowed.
+const COARSE_STEPS: usize = 32;
+
+/// The largest violation at the coarse steps from which a narrow allowed twist is searched for,
+/// radians: farther, the direction is outside.
+const NARROW_SEARCH: f32 = 0.25;
+
 /// Bisection steps for a twist limit or a boundary crossing.
 const BISECTIONS: usize = 18;
 
 /// The smallest value an outside vertex holds, so that storing it on the 16-bit lattice keeps it
 /// outside (two lattice steps).
 const SMALLEST_OUTSIDE: f32 = 2.0 * TAU / 65535.0;
+
+/// How far past the boundary point an outside vertex's twist range is read, radians.
+const NUDGE: f32 = 1e-3;
 
 /// Why a limit cannot be baked.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -65,18 +75,53 @@ struct Pointing<'a, L> {
 impl<L: RotationLimit> Pointing<'_, L> {
     /// Whether pointing along `direction` with twist `twist` is allowed.
     fn allowed(&self, direction: Vec3, twist: f32) -> bool {
-        self.limit.contains(
-            pointing(self.axis, direction, twist),
-            &LimitContext::NONE,
-        )
+        self.limit
+            .contains(pointing(self.axis, direction, twist), &LimitContext::NONE)
     }
 
-    /// The twist of the limit's nearest rotation to the untwisted pointing along `direction`,
-    /// when it is allowed along `direction` (a twist range narrower than the steps).
+    /// An allowed twist along `direction` that the steps miss (a range narrower than a step,
+    /// where the region thins out towards its boundary): the twist of the limit's nearest
+    /// rotation to the untwisted pointing, or the twist of least violation, found from
+    /// [`COARSE_STEPS`] steps by golden-section search.
     fn narrow_twist(&self, direction: Vec3) -> Option<f32> {
-        let nearest = self.limit.nearest(pointing(self.axis, direction, 0.0), &LimitContext::NONE);
+        let violation = |twist: f32| {
+            self.limit
+                .nearest(pointing(self.axis, direction, twist), &LimitContext::NONE)
+                .violation
+        };
+        let nearest = self
+            .limit
+            .nearest(pointing(self.axis, direction, 0.0), &LimitContext::NONE);
         let twist = crate::direction_twist::measure(self.axis, nearest.relative).0;
-        self.allowed(direction, twist).then_some(twist)
+        if self.allowed(direction, twist) {
+            return Some(twist);
+        }
+        let step = TAU / COARSE_STEPS as f32;
+        let (best, least) = (0..COARSE_STEPS)
+            .map(|k| {
+                let twist = -PI + k as f32 * step;
+                (twist, violation(twist))
+            })
+            .min_by(|a, b| a.1.total_cmp(&b.1))?;
+        if least > NARROW_SEARCH {
+            return None;
+        }
+        let golden = 0.618_034f32;
+        let (mut low, mut high) = (best - step, best + step);
+        for _ in 0..BISECTIONS {
+            let (a, b) = (high - golden * (high - low), low + golden * (high - low));
+            for twist in [a, b] {
+                if self.allowed(direction, twist) {
+                    return Some(twist);
+                }
+            }
+            if violation(a) <= violation(b) {
+                high = b;
+            } else {
+                low = a;
+            }
+        }
+        None
     }
 
     /// The `k`-th twist step (any integer `k`; steps repeat every turn).
@@ -98,7 +143,9 @@ impl<L: RotationLimit> Pointing<'_, L> {
     /// refined, or `None` when none is allowed.
     fn twist_range(&self, direction: Vec3) -> Option<TwistRange> {
         let n = TWIST_SAMPLES as i64;
-        let flags: Vec<bool> = (0..n).map(|k| self.allowed(direction, Self::step(k))).collect();
+        let flags: Vec<bool> = (0..n)
+            .map(|k| self.allowed(direction, Self::step(k)))
+            .collect();
         let Some(gap) = flags.iter().position(|&allowed| !allowed) else {
             return Some(TwistRange { min: -PI, max: PI });
         };
@@ -149,7 +196,7 @@ fn bisect(mut outside: f32, mut inside: f32, is_inside: impl Fn(f32) -> bool) ->
 
 /// The limit's own boundary of reachable directions, for tracing.
 struct ExactBoundary<'a, L> {
-    pointing: Pointing<'a, L>,
+    pointing: &'a Pointing<'a, L>,
     map: OctahedralMap,
     resolution: usize,
     inside: &'a [bool],
@@ -160,7 +207,7 @@ impl<L: RotationLimit> ExactBoundary<'_, L> {
     fn bisect_segment(&self, from: Vec2, to: Vec2, from_inside: bool) -> Vec2 {
         let reaches = |t: f32| self.pointing.reaches(self.map.to_sphere(from.lerp(to, t)));
         let (outside, inside) = if from_inside { (1.0, 0.0) } else { (0.0, 1.0) };
-        let t = bisect(outside, inside, |t| reaches(t));
+        let t = bisect(outside, inside, reaches);
         from.lerp(to, t)
     }
 }
@@ -251,7 +298,7 @@ pub fn bake<L: RotationLimit + Sync>(
     let chains = BoundaryChains::traced(
         &map,
         &ExactBoundary {
-            pointing,
+            pointing: &pointing,
             map,
             resolution: n,
             inside: &inside,
@@ -270,7 +317,9 @@ pub fn bake<L: RotationLimit + Sync>(
             }
         })
         .collect();
-    let twist = on_common_turns(&ranges, n, first);
+    let mut twist = on_common_turns(&ranges, n, first);
+
+    extrapolate_to_boundary(&mut twist, &inside, &directions, &chains, &map, &pointing);
     let values = |v: usize| TableValues {
         allowed: allowed[v],
         twist: twist[v],
@@ -293,6 +342,93 @@ pub fn bake<L: RotationLimit + Sync>(
     ))
 }
 
+/// The middle of a twist range.
+fn middle(range: TwistRange) -> f32 {
+    0.5 * (range.min + range.max)
+}
+
+/// `range` moved by the whole turns that bring its middle nearest `near`.
+fn turned(range: TwistRange, near: f32) -> TwistRange {
+    let shift = TAU * ((near - middle(range)) / TAU).round();
+    TwistRange {
+        min: range.min + shift,
+        max: range.max + shift,
+    }
+}
+
+/// The most weight an outside vertex's value is solved for at a boundary point with: below it
+/// the solution would amplify the other corners' errors.
+const SMALLEST_WEIGHT: f32 = 0.2;
+
+/// Sets the twist ranges of the outside vertices next to the boundary so that the interpolated
+/// range at each one's nearest boundary point is the limit's own range there (read just inside):
+/// the vertex's value solved from the bilinear weights of that point's cell, the other corners
+/// held, over a few sweeps (a vertex with too little weight there takes the range itself).
+/// Where the limit's twist range changes steeply near its boundary, this keeps the table's
+/// range right on the boundary instead of blending it with the range a cell inside.
+fn extrapolate_to_boundary<L: RotationLimit + Sync>(
+    twist: &mut [TwistRange],
+    inside: &[bool],
+    directions: &[Vec3],
+    chains: &BoundaryChains,
+    map: &OctahedralMap,
+    pointing: &Pointing<L>,
+) {
+    let n = (inside.len() as f32).sqrt() as usize - 1;
+    let bordering: Vec<usize> = (0..inside.len())
+        .filter(|&v| !inside[v] && neighbours(n, v).any(|u| inside[u]))
+        .collect();
+    let targets: Vec<(usize, Vec2, TwistRange)> = bordering
+        .par_iter()
+        .filter_map(|&v| {
+            let point = chains.nearest_to_vertex(directions[v], v)?.point;
+            // A step past the boundary, away from the vertex.
+            let inward = (point - directions[v]).normalize_or_zero();
+            let nudged = (point + inward * NUDGE).normalize();
+            let range = pointing.twist_range(nudged)?;
+            Some((v, map.to_square(point), turned(range, middle(twist[v]))))
+        })
+        .collect();
+    for &(v, _, range) in &targets {
+        twist[v] = range;
+    }
+    for _ in 0..3 {
+        for &(v, p, range) in &targets {
+            let corners = super::boundary::cell_corner_vertices(n, p);
+            let scaled = (p.clamp(Vec2::splat(-1.0), Vec2::splat(1.0)) + 1.0) * (0.5 * n as f32);
+            let t = scaled - scaled.floor().min(Vec2::splat((n - 1) as f32));
+            let weights = [
+                (1.0 - t.x) * (1.0 - t.y),
+                t.x * (1.0 - t.y),
+                (1.0 - t.x) * t.y,
+                t.x * t.y,
+            ];
+            let Some(own) = corners.iter().position(|&c| c == v) else {
+                continue;
+            };
+            if weights[own] < SMALLEST_WEIGHT {
+                continue;
+            }
+            let others = |f: &dyn Fn(TwistRange) -> f32| -> f32 {
+                (0..4)
+                    .filter(|&i| i != own)
+                    .map(|i| weights[i] * f(twist[corners[i]]))
+                    .sum()
+            };
+            let solve =
+                |target: f32, others: f32| ((target - others) / weights[own]).clamp(-TAU, TAU);
+            let min = solve(range.min, others(&|r| r.min));
+            let max = solve(range.max, others(&|r| r.max));
+            twist[v] = if min <= max {
+                TwistRange { min, max }
+            } else {
+                let m = 0.5 * (min + max);
+                TwistRange { min: m, max: m }
+            };
+        }
+    }
+}
+
 /// The inside vertex nearest the square's centre (the bone axis), if any.
 fn nearest_inside(inside: &[bool], n: usize) -> Option<usize> {
     let side = n + 1;
@@ -307,14 +443,6 @@ fn nearest_inside(inside: &[bool], n: usize) -> Option<usize> {
 /// from `first`; every vertex gets one, outside ones their inside neighbour's.
 fn on_common_turns(ranges: &[Option<TwistRange>], n: usize, first: usize) -> Vec<TwistRange> {
     let count = ranges.len();
-    let middle = |r: TwistRange| 0.5 * (r.min + r.max);
-    let turned = |r: TwistRange, near: f32| {
-        let shift = TAU * ((near - middle(r)) / TAU).round();
-        TwistRange {
-            min: r.min + shift,
-            max: r.max + shift,
-        }
-    };
     let mut out: Vec<Option<TwistRange>> = vec![None; count];
     let mut queue: VecDeque<usize> = VecDeque::new();
     // Every island of inside vertices starts on the turn nearest zero, then spreads; outside

@@ -526,8 +526,7 @@ impl BoundarySource for VertexGrid {
     fn middle_inside(&self, column: usize, row: usize) -> bool {
         let side = self.resolution + 1;
         let at = |c: usize, r: usize| self.values[r * side + c];
-        at(column, row) + at(column + 1, row) + at(column + 1, row + 1) + at(column, row + 1)
-            <= 0.0
+        at(column, row) + at(column + 1, row) + at(column + 1, row + 1) + at(column, row + 1) <= 0.0
     }
 }
 

@@ -1,0 +1,103 @@
+//! `jointlimits bake`: turn any limits into lookup tables, and say how far each table strays.
+
+use anyhow::{Context, Result};
+use jointlimits::table::bake::{BakeReport, bake, disagreement};
+use jointlimits::{LimitRegion, RotationLimit};
+use jointlimits_io::write_limits_file;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use crate::inputs;
+use crate::progress::Progress;
+
+/// How `bake` takes its arguments, for hints.
+const USAGE: &str = "jointlimits bake LIMITS.json -o TABLES.json [--resolution N]";
+
+/// What to bake.
+pub struct BakeRequest<'a> {
+    /// The limits file.
+    pub limits: &'a Path,
+    /// The file to write.
+    pub out: &'a Path,
+    /// Cells per side.
+    pub resolution: usize,
+    /// Only these joints (all when empty); the others are copied unchanged.
+    pub joints: &'a [String],
+    /// Random directions and rotations per joint to measure disagreement on.
+    pub samples: usize,
+}
+
+/// Runs `jointlimits bake`.
+pub fn run(request: &BakeRequest) -> Result<()> {
+    let mut limits = inputs::read_limits(request.limits, USAGE)?;
+    inputs::ensure_output_is_not_an_input(request.out, &[request.limits])?;
+    let chosen = inputs::chosen_joints(&limits, request.joints)?;
+    let axes = crate::bones::bone_axes(&limits, None);
+    let progress = Progress::bar("baking", chosen.len() as u64, "joints");
+    let mut rows = Vec::with_capacity(chosen.len());
+    for index in chosen {
+        let limit = &limits.joints[index];
+        progress.say(&limit.joint);
+        let started = Instant::now();
+        let table = bake(&limit.region, axes[index], request.resolution)
+            .with_context(|| format!("joint {:?}", limit.joint))?;
+        let seconds = started.elapsed().as_secs_f64();
+        let report = disagreement(&limit.region, &table, axes[index], request.samples, 1);
+        rows.push((limit.joint.clone(), limit.region.label(), report, seconds));
+        limits.joints[index].region = LimitRegion::Table(table);
+        progress.step();
+    }
+    drop(progress);
+    // The file no longer holds what a fit made.
+    limits.fitted_with = None;
+    write_limits_file(request.out, &limits)?;
+    let mut out = std::io::stdout().lock();
+    print_report(&rows, request.samples, &mut out)?;
+    writeln!(out, "wrote {}", request.out.display())?;
+    Ok(())
+}
+
+/// One line per joint: what it was, and how the table disagrees with it.
+fn print_report(
+    rows: &[(String, String, BakeReport, f64)],
+    samples: usize,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let Some((_, _, first, _)) = rows.first() else {
+        return writeln!(out, "no joints to bake");
+    };
+    writeln!(
+        out,
+        "baked into {n}×{n} tables (one cell ≈ {cell:.2}°); disagreement with the original on {samples} random bone directions and {samples} random rotations per joint, and the largest distance from a disagreeing sample to the region refusing it:",
+        n = first.resolution,
+        cell = first.cell_angle.to_degrees(),
+    )?;
+    writeln!(
+        out,
+        "{:<16} {:<28} {:>12} {:>16} {:>12} {:>16} {:>8}",
+        "joint", "was", "directions", "largest gap", "rotations", "largest gap", "seconds"
+    )?;
+    for (joint, kind, report, seconds) in rows {
+        let gap = |radians: f32| {
+            format!(
+                "{:.3}° ({:.2} cell)",
+                radians.to_degrees(),
+                radians / report.cell_angle
+            )
+        };
+        writeln!(
+            out,
+            "{joint:<16} {kind:<28} {:>12} {:>16} {:>12} {:>16} {seconds:>8.2}",
+            report.directions_disagreeing,
+            gap(report.largest_direction_gap),
+            report.rotations_disagreeing,
+            gap(report.largest_rotation_gap),
+        )?;
+    }
+    let worst = rows
+        .iter()
+        .map(|(_, _, r, _)| (r.largest_direction_gap.max(r.largest_rotation_gap)) / r.cell_angle)
+        .fold(0.0f32, f32::max);
+    writeln!(out, "largest gap over all joints: {worst:.2} cell")
+}
