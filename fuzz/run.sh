@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 seconds="${1:-60}"
 ./seed-corpora.sh
-for target in bvh_round_trip limits_apply_check convex_hull; do
+for target in bvh_round_trip limits_apply_check convex_hull table_image; do
   echo "== $target, ${seconds} s"
   cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
     -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 2>&1 |

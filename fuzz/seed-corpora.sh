@@ -9,7 +9,7 @@ if [ ! -d "$data" ]; then
   echo "no motion-capture fixtures at $data (set JOINTLIMITS_TEST_DATA)" >&2
   exit 1
 fi
-mkdir -p corpus/bvh_round_trip corpus/limits_apply_check corpus/convex_hull
+mkdir -p corpus/bvh_round_trip corpus/limits_apply_check corpus/convex_hull corpus/table_image
 
 # BVH: each fixture's hierarchy and its first three frames (small inputs fuzz faster).
 for clip in "$data"/*/*.bvh; do
@@ -39,6 +39,14 @@ for space in full swing-twist; do
   done
 done
 
+# Tables: a small fitted one in the limits corpus, and its images (16-bit gray) as image seeds.
+"$bin" fit "$scratch/demo/range_of_motion.bvh" --shape table --resolution 8 \
+  -o fuzz/corpus/limits_apply_check/table.json > /dev/null
+"$bin" export-images fuzz/corpus/limits_apply_check/table.json --out "$scratch/images" > /dev/null
+for image in "$scratch"/images/*.png; do
+  cp "$image" "fuzz/corpus/table_image/$(basename "$image")"
+done
+
 # Hulls: a cube, a flat square with duplicates, a line, points a rounding error apart.
 python3 - fuzz/corpus/convex_hull <<'PY'
 import struct, sys, itertools
@@ -54,6 +62,6 @@ for name, points in sets.items():
         for p in points:
             f.write(struct.pack("<3d", *map(float, p)))
 PY
-for target in bvh_round_trip limits_apply_check convex_hull; do
+for target in bvh_round_trip limits_apply_check convex_hull table_image; do
   echo "$target: $(ls fuzz/corpus/$target | wc -l) seeds"
 done

@@ -10,8 +10,10 @@ mod demo;
 mod eval;
 mod fit;
 mod ik;
+mod images;
 mod inputs;
 mod inspect;
+mod lod;
 mod plot;
 mod progress;
 mod suggest;
@@ -100,6 +102,53 @@ enum Command {
         /// Random directions and rotations per joint to measure the disagreement on.
         #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         samples: u64,
+    },
+    /// Write each table of a limits file as five 16-bit grayscale PNG images (allowed,
+    /// twist_min, twist_max, stress, break_margin) to paint in any image editor.
+    ExportImages {
+        /// The limits file.
+        limits: PathBuf,
+        /// The folder to write the images into (created if missing).
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Only these joints (repeatable; all tables by default).
+        #[arg(long = "joint")]
+        joints: Vec<String>,
+    },
+    /// Read painted table images back (the layout export-images writes; 8- or 16-bit gray) into
+    /// the joints that have them, validated, and write the limits file.
+    ImportImages {
+        /// The limits file the images belong to.
+        limits: PathBuf,
+        /// The folder holding JOINT.CHANNEL.png images.
+        dir: PathBuf,
+        /// The limits file to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Only these joints (repeatable; by default every joint with images).
+        #[arg(long = "joint")]
+        joints: Vec<String>,
+    },
+    /// Coarser levels of detail of lookup tables (half the resolution each): memory, file size
+    /// and accuracy lost per level; with --resolution and --out, write the tables at one level.
+    Lod {
+        /// The limits file holding tables.
+        limits: PathBuf,
+        /// Only these joints (repeatable; all tables by default).
+        #[arg(long = "joint")]
+        joints: Vec<String>,
+        /// The coarsest level shown, cells per side.
+        #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(4..=2048))]
+        coarsest: u32,
+        /// Random directions and rotations per level to measure the loss on.
+        #[arg(long, default_value_t = 20_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        samples: u64,
+        /// Resample the tables to this many cells per side and write them (needs --out).
+        #[arg(long, requires = "out", value_parser = clap::value_parser!(u32).range(4..=2048))]
+        resolution: Option<u32>,
+        /// The limits file to write (with --resolution).
+        #[arg(short, long, requires = "resolution")]
+        out: Option<PathBuf>,
     },
     /// Enforce limits on a clip and write the result.
     Apply {
@@ -364,6 +413,32 @@ fn main() -> ExitCode {
             resolution: resolution as usize,
             joints: &joints,
             samples: samples as usize,
+        })
+        .map(|()| true),
+        Command::ExportImages {
+            limits,
+            out,
+            joints,
+        } => images::export(&limits, &out, &joints).map(|()| true),
+        Command::ImportImages {
+            limits,
+            dir,
+            out,
+            joints,
+        } => images::import(&limits, &dir, &out, &joints).map(|()| true),
+        Command::Lod {
+            limits,
+            joints,
+            coarsest,
+            samples,
+            resolution,
+            out,
+        } => lod::run(&lod::LodRequest {
+            limits: &limits,
+            joints: &joints,
+            coarsest: coarsest as usize,
+            samples: samples as usize,
+            write: resolution.zip(out.as_deref()).map(|(r, o)| (r as usize, o)),
         })
         .map(|()| true),
         Command::Apply {

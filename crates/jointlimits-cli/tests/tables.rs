@@ -105,3 +105,143 @@ fn bake_refuses_a_bad_resolution_and_an_unknown_joint() {
     assert!(stderr(&output).contains("\"jiont\""), "{}", stderr(&output));
     assert!(!Path::new(out).exists(), "nothing is written on an error");
 }
+
+#[test]
+fn exported_images_import_back_bit_for_bit_and_painting_them_changes_the_limits() {
+    let dir = scratch("images");
+    let source = limits_file(&dir, "cone.json", cone().into());
+    let baked = dir.join("baked.json");
+    let images = dir.join("images");
+    let back = dir.join("back.json");
+    let path = |p: &PathBuf| p.to_str().unwrap().to_string();
+    succeed(&[
+        "bake",
+        &path(&source),
+        "-o",
+        &path(&baked),
+        "--resolution",
+        "32",
+        "--samples",
+        "1000",
+    ]);
+    succeed(&["export-images", &path(&baked), "--out", &path(&images)]);
+    succeed(&[
+        "import-images",
+        &path(&baked),
+        &path(&images),
+        "-o",
+        &path(&back),
+    ]);
+    assert_eq!(
+        read_limits_file(&back).unwrap().joints,
+        read_limits_file(&baked).unwrap().joints,
+        "export then import keeps the table bit for bit"
+    );
+
+    // Paint the allowed image: black everywhere but a diamond around the pixel 8 columns right
+    // of the centre (the bone swung 41° towards the map's +u direction: cos θ = 1 − 0.5²).
+    let allowed = images.join("joint.allowed.png");
+    let side = 33usize;
+    let mut bytes = Vec::new();
+    for y in 0..side {
+        for x in 0..side {
+            let r = (x as i64 - 24).abs() + (y as i64 - 16).abs();
+            bytes.push(if r <= 3 { 255u8 } else { 0 });
+        }
+    }
+    let mut encoder = png::Encoder::new(
+        std::fs::File::create(&allowed).unwrap(),
+        side as u32,
+        side as u32,
+    );
+    encoder.set_color(png::ColorType::Grayscale);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder
+        .write_header()
+        .unwrap()
+        .write_image_data(&bytes)
+        .unwrap();
+    let painted = dir.join("painted.json");
+    succeed(&[
+        "import-images",
+        &path(&baked),
+        &path(&images),
+        "-o",
+        &path(&painted),
+    ]);
+    let limits = read_limits_file(&painted).unwrap();
+    let LimitRegion::Table(table) = &limits.joints[0].region else {
+        panic!("not a table")
+    };
+    let towards = table.swing().map.to_sphere(glam::Vec2::new(0.5, 0.0));
+    let (free, painted_spot) = (
+        table.swing().contains(Vec3::Y),
+        table.swing().contains(towards),
+    );
+    assert!(
+        !free && painted_spot,
+        "axis allowed {free}, painted spot {painted_spot}"
+    );
+
+    // A painted image that cannot be a table is refused, naming it, and writes nothing.
+    std::fs::write(images.join("joint.stress.png"), b"scribble").unwrap();
+    let refused = dir.join("refused.json");
+    let output = jointlimits(&[
+        "import-images",
+        &path(&baked),
+        &path(&images),
+        "-o",
+        &path(&refused),
+    ]);
+    assert!(!output.status.success());
+    assert!(
+        stderr(&output).contains("joint.stress.png"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!refused.exists());
+}
+
+#[test]
+fn lod_prints_every_coarser_level_and_writes_the_one_asked_for() {
+    let dir = scratch("lod");
+    let source = limits_file(&dir, "cone.json", cone().into());
+    let baked = dir.join("baked.json");
+    let small = dir.join("small.json");
+    let path = |p: &PathBuf| p.to_str().unwrap().to_string();
+    succeed(&[
+        "bake",
+        &path(&source),
+        "-o",
+        &path(&baked),
+        "--resolution",
+        "64",
+        "--samples",
+        "1000",
+    ]);
+    let printed = succeed(&["lod", &path(&baked), "--samples", "2000"]);
+    for cells in ["64×64", "32×32", "16×16", "8×8"] {
+        assert!(printed.contains(cells), "{cells} missing from {printed}");
+    }
+    assert!(
+        !printed.contains("4×4"),
+        "the default coarsest level is 8: {printed}"
+    );
+    succeed(&[
+        "lod",
+        &path(&baked),
+        "--resolution",
+        "16",
+        "-o",
+        &path(&small),
+    ]);
+    let limits = read_limits_file(&small).unwrap();
+    let LimitRegion::Table(table) = &limits.joints[0].region else {
+        panic!("not a table")
+    };
+    assert_eq!(table.resolution(), 16);
+    // --resolution without --out writes nothing and says so.
+    let output = jointlimits(&["lod", &path(&baked), "--resolution", "16"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("--out"), "{}", stderr(&output));
+}

@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod bvh;
 pub mod limits_file;
 pub mod picture;
+pub mod table_images;
 
 pub use bvh::{Bvh, BvhError, Channel, parse_bvh, read_bvh_file, write_bvh_file};
 pub use limits_file::{LimitsFileError, parse_limits, read_limits_file, write_limits_file};

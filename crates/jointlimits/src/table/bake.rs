@@ -524,6 +524,28 @@ pub fn disagreement<L: RotationLimit + Sync>(
         limit,
         axis: twist_axis,
     };
+    compare(limit, |d| pointing.reaches(d), table, samples, seed)
+}
+
+/// Compares a `coarser` level of detail with the `finer` table it was made from, as
+/// [`disagreement`] does (the finer table's allowed directions read directly).
+pub fn level_disagreement(
+    finer: &TableLimit,
+    coarser: &TableLimit,
+    samples: usize,
+    seed: u64,
+) -> BakeReport {
+    compare(finer, |d| finer.swing().contains(d), coarser, samples, seed)
+}
+
+/// [`disagreement`] with the reference's allowed directions given by `reaches`.
+fn compare<L: RotationLimit + Sync>(
+    limit: &L,
+    reaches: impl Fn(Vec3) -> bool + Sync,
+    table: &TableLimit,
+    samples: usize,
+    seed: u64,
+) -> BakeReport {
     let chunk = 1024;
     let (directions_disagreeing, largest_direction_gap) = (0..samples.div_ceil(chunk))
         .into_par_iter()
@@ -532,7 +554,7 @@ pub fn disagreement<L: RotationLimit + Sync>(
             let mut found = (0usize, 0.0f32);
             for _ in 0..chunk.min(samples - c * chunk) {
                 let d = random.direction();
-                if table.swing().contains(d) != pointing.reaches(d) {
+                if table.swing().contains(d) != reaches(d) {
                     found.0 += 1;
                     found.1 = found.1.max(table.swing().signed_distance(d).abs());
                 }
@@ -611,6 +633,28 @@ mod tests {
     fn baked_reach_cones_agree_within_a_cell() {
         for cone in ReachConeLimit::examples() {
             baked_agrees(&cone, cone.twist_axis, 64);
+        }
+    }
+
+    #[test]
+    fn coarser_levels_of_detail_stray_less_than_their_own_cell() {
+        let cone = ReachConeLimit::examples().remove(0);
+        let fine = bake(&cone, cone.twist_axis, 128).unwrap();
+        let levels = fine.levels_of_detail(8);
+        let resolutions: Vec<usize> = levels.iter().map(TableLimit::resolution).collect();
+        assert_eq!(resolutions, [64, 32, 16, 8]);
+        let mut memory = fine.memory_bytes();
+        for level in &levels {
+            level.validate().unwrap();
+            assert!(level.memory_bytes() < memory);
+            memory = level.memory_bytes();
+            let report = level_disagreement(&fine, level, 5000, 2);
+            eprintln!("{memory} bytes: {report:?}");
+            assert!(
+                report.largest_direction_gap < report.cell_angle
+                    && report.largest_rotation_gap < 2.0 * report.cell_angle,
+                "{report:?}"
+            );
         }
     }
 }

@@ -327,6 +327,22 @@ impl BoundaryChains {
         (hint != NONE).then(|| self.nearest_on_arc(direction, hint))
     }
 
+    /// The bytes these chains and hints hold in memory.
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of_val;
+        size_of_val(self.points.as_slice())
+            + size_of_val(self.arcs.as_slice())
+            + size_of_val(self.arcs_at_point.as_slice())
+            + size_of_val(self.hints.as_slice())
+            + size_of_val(self.chain_starts.as_slice())
+            + self
+                .chain_anchors
+                .iter()
+                .map(|a| size_of_val(a.as_slice()))
+                .sum::<usize>()
+            + size_of_val(self.cell_hints.as_slice())
+    }
+
     /// One arc of each separate chain (up to [`MAX_CHAINS`]).
     pub fn chain_starts(&self) -> &[u32] {
         &self.chain_starts

@@ -123,6 +123,35 @@ impl TableLimit {
         }
     }
 
+    /// The table resampled to `resolution` cells per side: every vertex takes the values this
+    /// table interpolates at its direction. At half the resolution (a coarser level of detail,
+    /// like a mip level) every new vertex is one of this table's, so values are kept, not
+    /// blurred: the signed distance stays a distance, and features narrower than the new cells
+    /// vanish.
+    pub fn resampled(&self, resolution: usize) -> TableLimit {
+        TableLimit::from_fn(self.twist_axis, resolution, |d| self.values_at(d))
+    }
+
+    /// The coarser levels of detail of this table: half the resolution each, down to
+    /// `coarsest` cells per side (at least [`RESOLUTIONS`]' smallest).
+    pub fn levels_of_detail(&self, coarsest: usize) -> Vec<TableLimit> {
+        let coarsest = coarsest.max(*RESOLUTIONS.start());
+        std::iter::successors(Some(self.resolution() / 2), |r| Some(r / 2))
+            .take_while(|&r| r >= coarsest)
+            .map(|r| self.resampled(r))
+            .collect()
+    }
+
+    /// The bytes the table holds in memory: five grids of `(N + 1)²` values, the boundary
+    /// chains and the per-cell hints.
+    pub fn memory_bytes(&self) -> usize {
+        self.grids()
+            .iter()
+            .map(|g| std::mem::size_of_val(g.values.as_slice()))
+            .sum::<usize>()
+            + self.swing.chains().memory_bytes()
+    }
+
     /// The grids of the five channels, in [`Channel::ALL`]'s order.
     pub fn grids(&self) -> [&VertexGrid; 5] {
         [
