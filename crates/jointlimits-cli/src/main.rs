@@ -209,6 +209,11 @@ enum Command {
         /// Ignore the limits (for comparison).
         #[arg(long)]
         no_limits: bool,
+        /// Prefer relaxed poses: after reaching a target, turn the joints toward lower stress
+        /// while the end stays on it (limits that store stress: tables); radians per unit of
+        /// stress gradient, 0 (default) to 10.
+        #[arg(long, default_value_t = 0.0, value_parser = parse_stress_weight)]
+        stress_weight: f32,
         /// Use limits made for another skeleton than the clip's (by default refused).
         #[arg(long)]
         allow_other_skeleton: bool,
@@ -229,6 +234,9 @@ enum Command {
         /// Use limits made for another skeleton than the clips' (by default refused).
         #[arg(long)]
         allow_other_skeleton: bool,
+        /// Write each frame's stress per joint (kinds that store stress: tables) as CSV.
+        #[arg(long)]
+        stress_csv: Option<PathBuf>,
     },
     /// Measure limits: acceptance of clips, tightness on random rotations and directions,
     /// optimality of projections against a brute force, continuity on slow paths, and cost.
@@ -358,6 +366,11 @@ fn parse_ik_tolerance(text: &str) -> Result<f32, String> {
     number_within(text, 0.0, f64::from(ik::MAX_COORDINATE), "clip units").map(|t| t as f32)
 }
 
+/// `ik --stress-weight`: 0 to 10.
+fn parse_stress_weight(text: &str) -> Result<f32, String> {
+    number_within(text, 0.0, 10.0, "radians per unit of stress").map(|w| w as f32)
+}
+
 /// `fit --subsample`: radians, 0 to π.
 fn parse_subsample(text: &str) -> Result<f64, String> {
     number_within(text, 0.0, std::f64::consts::PI, "radians")
@@ -462,6 +475,7 @@ fn main() -> ExitCode {
             tolerance,
             pole,
             no_limits,
+            stress_weight,
             allow_other_skeleton,
         } => (|| {
             if let Some(csv) = targets_csv {
@@ -475,6 +489,7 @@ fn main() -> ExitCode {
                 tolerance: tolerance.unwrap_or(0.0),
                 use_limits: !no_limits,
                 pole,
+                stress_weight,
                 ..Default::default()
             };
             ik::run(ik::IkRequest {
@@ -497,7 +512,15 @@ fn main() -> ExitCode {
             json,
             tolerance,
             allow_other_skeleton,
-        } => check::run(&limits, &clips, json, tolerance, allow_other_skeleton),
+            stress_csv,
+        } => check::run(
+            &limits,
+            &clips,
+            json,
+            tolerance,
+            allow_other_skeleton,
+            stress_csv.as_deref(),
+        ),
         Command::Eval {
             limits,
             clips,

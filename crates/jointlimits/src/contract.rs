@@ -151,6 +151,20 @@ pub trait RotationLimit {
         self.nearest(relative, context).violation
     }
 
+    /// How strained the joint is at `limited`, an answer of this limit (for a rotation outside,
+    /// at the allowed rotation it was moved to): 0 relaxed, 1 at the limit. `None` for kinds that
+    /// store no stress (tables do).
+    fn stress(&self, _limited: &Limited) -> Option<f32> {
+        None
+    }
+
+    /// How far past the boundary the joint breaks at `limited`, an answer of this limit,
+    /// radians: a rotation whose [`Limited::violation`] exceeds it is beyond breaking. `None`
+    /// for kinds that store no break margin (tables do).
+    fn break_margin(&self, _limited: &Limited) -> Option<f32> {
+        None
+    }
+
     /// Every stored number is finite and within what the kind can use (checked when a limits
     /// file is read); otherwise the first field that is not, and why.
     fn validate(&self) -> Result<(), InvalidField>;

@@ -12,6 +12,18 @@ use crate::space::SpaceKind;
 pub use crate::twist::TwistRange;
 use crate::validation::{self, InvalidField};
 
+/// How a rotation stands against a joint's limit ([`JointLimit::assess`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Assessment {
+    /// The distance to the nearest allowed rotation, radians (0 when allowed).
+    pub violation: f32,
+    /// The stress at the nearest allowed rotation (0 relaxed, 1 at the limit), for kinds that
+    /// store one.
+    pub stress: Option<f32>,
+    /// Whether the violation exceeds the break margin there (never, for kinds without one).
+    pub beyond_break: bool,
+}
+
 /// A joint's rotation limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JointLimit {
@@ -91,19 +103,30 @@ impl JointLimit {
             .inside
     }
 
-    /// How far the local rotation `local` is from the nearest allowed one, radians in the
-    /// region's metric (0 when allowed): what `check` reports, path-independent.
-    #[inline]
-    pub fn violation(&self, local: Quat) -> f32 {
+    /// How `local` stands against the limit: its violation, the stress there (for kinds that
+    /// store one) and whether it is past the break margin.
+    pub fn assess(&self, local: Quat) -> Assessment {
         let nearest = self
             .region
             .nearest(self.relative(local), &LimitContext::NONE);
         // What `contains` accepts (within the boundary tolerance) counts as no violation.
-        if nearest.inside {
+        let violation = if nearest.inside {
             0.0
         } else {
             nearest.violation
+        };
+        let break_margin = self.region.break_margin(&nearest);
+        Assessment {
+            violation,
+            stress: self.region.stress(&nearest),
+            beyond_break: break_margin.is_some_and(|margin| violation > margin),
         }
+    }
+
+    /// How far `local` is from the nearest allowed rotation, radians (0 when allowed).
+    #[inline]
+    pub fn violation(&self, local: Quat) -> f32 {
+        self.assess(local).violation
     }
 
     /// Every stored number is finite and consistent: a unit reference, a valid region and

@@ -54,7 +54,7 @@ pub mod validation;
 pub use contract::{LimitContext, Limited, RotationLimit};
 pub use euler::{Axis, EulerOrder};
 pub use fit::{FitOptions, ShapeKind, fit_skeleton_limits};
-pub use joint_limit::JointLimit;
+pub use joint_limit::{Assessment, JointLimit};
 pub use limiter::Limiter;
 pub use motion::Motion;
 pub use region::{FullLimit, LimitRegion, SwingTwistLimit};

@@ -10,6 +10,9 @@
 //!   every limit exactly while the end effector gets as close to the target as they allow.
 //! - [`solve_two_bone`]: analytic two-bone IK with a pole vector; [`look_at`]: a look-at chain that
 //!   turns each joint as far as its limit lets it and passes the rest on.
+//! - Stress: with [`IkOptions::stress_weight`], a solve that reaches its target then moves the
+//!   chain through the poses that keep it there towards lower total stress (limits that store
+//!   stress: tables).
 //! - [`Tracker`]: solves a chain frame after frame without flips between solutions.
 //! - Planar chains ([`PlanarChain`]): angles, lengths and angle ranges in 2D.
 //!
@@ -23,6 +26,7 @@ mod planar;
 mod point;
 mod progress;
 mod solve;
+mod stress;
 mod tracking;
 mod two_bone;
 

@@ -26,6 +26,11 @@ pub struct IkOptions {
     ///
     /// [`solve`]: super::solve()
     pub least_squares_step: bool,
+    /// How strongly a solve prefers relaxed poses: after reaching the target it turns the
+    /// joints down their stress gradients, this many radians per unit of gradient at first,
+    /// keeping the end effector on the target (limits that store stress: tables). 0, the
+    /// default, leaves the pose as reached.
+    pub stress_weight: f32,
 }
 
 impl Default for IkOptions {
@@ -38,6 +43,7 @@ impl Default for IkOptions {
             use_limits: true,
             pole: None,
             least_squares_step: true,
+            stress_weight: 0.0,
         }
     }
 }

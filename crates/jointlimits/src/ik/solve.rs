@@ -90,7 +90,7 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
         beyond_reach,
     );
     if progress.already_reached() {
-        return progress.reached_report();
+        return relaxed(chain, target, options, progress.reached_report());
     }
     // The chain lends its scratch buffers, so a solve does not allocate once they have grown.
     let (mut points, mut best) = chain.take_scratch();
@@ -187,9 +187,25 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
                 }
             }
             chain.return_scratch(points, best);
-            return progress.report(reason);
+            return relaxed(chain, target, options, progress.report(reason));
         }
     }
+}
+
+/// `report` after relieving the chain's stress, when the solve reached its target and the options
+/// ask for relaxed poses ([`IkOptions::stress_weight`]).
+fn relaxed(chain: &mut Chain, target: Vec3, options: &IkOptions, mut report: IkReport) -> IkReport {
+    if report.stop == StopReason::Reached && options.stress_weight > 0.0 && options.use_limits {
+        let free_length: f32 = chain.lengths()[chain.first_free_joint()..].iter().sum();
+        report.distance = super::stress::relieve_stress(
+            chain,
+            target,
+            options.stress_weight,
+            options.tolerance.max(report.distance),
+            DAMPING * free_length,
+        );
+    }
+    report
 }
 
 /// The damping `λ` of [`damped_least_squares_step`], as a fraction of the chain's length: large
@@ -315,7 +331,12 @@ fn ccd_sweep(chain: &mut Chain, target: Vec3, use_limits: bool, alternatives: bo
 /// damped least-squares move of the joints free to make it. Without the blocked directions the
 /// step spends part of itself pushing joints into limits that then take it back, and the chain
 /// creeps along them. No joint turns by more than [`MAX_STEP_TURN`].
-fn damped_least_squares_step(chain: &mut Chain, target: Vec3, damping: f32, use_limits: bool) {
+pub(super) fn damped_least_squares_step(
+    chain: &mut Chain,
+    target: Vec3,
+    damping: f32,
+    use_limits: bool,
+) {
     let end = chain.end_effector();
     let free = chain.first_free_joint()..chain.len();
     let error = target - end;

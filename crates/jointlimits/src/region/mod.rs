@@ -89,6 +89,18 @@ macro_rules! register_limit_kinds {
                 }
             }
 
+            fn stress(&self, limited: &Limited) -> Option<f32> {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.stress(limited),)*
+                }
+            }
+
+            fn break_margin(&self, limited: &Limited) -> Option<f32> {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.break_margin(limited),)*
+                }
+            }
+
             fn validate(&self) -> Result<(), InvalidField> {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.validate(),)*

@@ -200,22 +200,6 @@ impl TableLimit {
         }
     }
 
-    /// The stress at the direction of the nearest allowed rotation to `relative`: how strained
-    /// the joint is there (0 relaxed, 1 at its limit, as the table says).
-    pub fn stress(&self, relative: Quat) -> f32 {
-        let limited = self.nearest(relative, &LimitContext::NONE);
-        self.stress
-            .sample(self.swing.map.to_square(limited.relative * self.twist_axis))
-    }
-
-    /// The break margin at the direction of the nearest allowed rotation to `relative`: a
-    /// rotation whose violation exceeds it is past where the joint breaks.
-    pub fn break_margin(&self, relative: Quat) -> f32 {
-        let limited = self.nearest(relative, &LimitContext::NONE);
-        self.break_margin
-            .sample(self.swing.map.to_square(limited.relative * self.twist_axis))
-    }
-
     /// The answer for the input `(direction, twist)`, starting the boundary search (when the
     /// direction is outside) from the hints at square point `seed`. `turn` measures the twist
     /// against a range (stateless: the nearest turn; in a stream: the turn nearest the previous
@@ -442,6 +426,21 @@ impl RotationLimit for TableLimit {
 
     fn is_degenerate(&self, relative: Quat) -> bool {
         crate::contract::half_swing(relative, self.twist_axis)
+    }
+
+    /// The stress channel at the answer's direction.
+    fn stress(&self, limited: &Limited) -> Option<f32> {
+        let direction = limited.measured.truncate().try_normalize()?;
+        Some(self.stress.sample(self.swing.map.to_square(direction)))
+    }
+
+    /// The break-margin channel at the answer's direction.
+    fn break_margin(&self, limited: &Limited) -> Option<f32> {
+        let direction = limited.measured.truncate().try_normalize()?;
+        Some(
+            self.break_margin
+                .sample(self.swing.map.to_square(direction)),
+        )
     }
 
     fn bone_axis(&self) -> Option<Vec3> {
