@@ -428,6 +428,14 @@ impl BoundaryChains {
         self.walk_with(direction, start, MAX_WALK, LOOK_AHEAD)
     }
 
+    /// From `start`, the nearest point to `direction` found by a short walk (going on past at
+    /// most one cell crossing's arcs that are no nearer): for a query known to be near `start`,
+    /// such as the next step of a search moving along the boundary.
+    #[inline]
+    pub fn walk_near(&self, direction: Vec3, start: u32) -> ArcPoint {
+        self.walk_with(direction, start, MAX_WALK, SUBDIVISIONS)
+    }
+
     /// [`BoundaryChains::walk`] with its bounds.
     #[inline]
     fn walk_with(&self, direction: Vec3, start: u32, most: usize, look_ahead: usize) -> ArcPoint {

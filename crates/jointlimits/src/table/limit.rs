@@ -316,6 +316,7 @@ impl TableLimit {
         let mut x = log(at);
         let mut current = excess(at);
         let mut best = cost(x, current);
+        let mut arc: Option<u32> = None;
         let h = 0.25 * self.cell_angle();
         for _ in 0..REFINE_ROUNDS {
             if current <= 0.0 {
@@ -332,7 +333,18 @@ impl TableLimit {
             let mut step = target - x;
             let mut improved = false;
             for _ in 0..6 {
-                let candidate = self.swing.nearest(exp(x + step));
+                let wanted = exp(x + step);
+                // Steps are short: the boundary search walks on from the last landing.
+                let (candidate, landed_arc) = match arc {
+                    _ if self.swing.contains(wanted) => (wanted, arc),
+                    Some(from) => {
+                        let (landed, next) = self.swing.nearest_along(wanted, from);
+                        (landed, Some(next))
+                    }
+                    None => self
+                        .swing
+                        .nearest_from_with_arc(wanted, self.swing.map.to_square(wanted)),
+                };
                 let candidate_x = log(candidate);
                 let candidate_excess = excess(candidate);
                 let candidate_cost = cost(candidate_x, candidate_excess);
@@ -340,6 +352,7 @@ impl TableLimit {
                     improved = best - candidate_cost > 1e-12;
                     (at, x, current, best) =
                         (candidate, candidate_x, candidate_excess, candidate_cost);
+                    arc = landed_arc;
                     break;
                 }
                 step *= 0.5;

@@ -128,15 +128,40 @@ impl SwingSet {
     /// answer's, which keeps it on the same stretch of boundary).
     #[inline]
     pub fn nearest_from(&self, direction: Vec3, seed: Vec2) -> Vec3 {
+        self.nearest_from_with_arc(direction, seed).0
+    }
+
+    /// [`SwingSet::nearest_from`] and the boundary arc it landed next to (`None` when there is
+    /// no boundary), from which [`SwingSet::nearest_along`] continues.
+    #[inline]
+    pub fn nearest_from_with_arc(&self, direction: Vec3, seed: Vec2) -> (Vec3, Option<u32>) {
         let cell = cell_of(self.distance.resolution, seed);
         let Some(on_arc) = self.chains.nearest_from_cell(direction, cell) else {
             // No boundary: every vertex is outside, nothing is allowed. (Validation refuses
             // such tables; answer the input rather than invent a direction.)
-            return direction;
+            return (direction, None);
         };
-        // The arc point moved onto the curve, or the query's own landing there when that is
-        // nearer (a query just outside lands next to itself).
-        let from_arc = self.onto_curve(self.map.to_square(on_arc.point));
+        (self.landed(direction, on_arc.point), Some(on_arc.arc))
+    }
+
+    /// The allowed direction nearest the unit `direction` (itself when allowed), found by a
+    /// short walk along the boundary from `arc`: for queries that move a little at a time, as a
+    /// search along the boundary does. Returns it and the arc it landed next to.
+    #[inline]
+    pub fn nearest_along(&self, direction: Vec3, arc: u32) -> (Vec3, u32) {
+        if self.contains(direction) {
+            return (direction, arc);
+        }
+        let on_arc = self.chains.walk_near(direction, arc);
+        (self.landed(direction, on_arc.point), on_arc.arc)
+    }
+
+    /// The allowed direction for `direction` whose nearest arc point is `on_arc`: that point
+    /// moved onto the curve, or the query's own landing there when that is nearer (a query just
+    /// outside lands next to itself), stepped just inside.
+    #[inline]
+    fn landed(&self, direction: Vec3, on_arc: Vec3) -> Vec3 {
+        let from_arc = self.onto_curve(self.map.to_square(on_arc));
         let own = self.onto_curve(self.map.to_square(direction));
         let nearer = |p: Vec2| self.map.to_sphere(p).dot(direction);
         let best = if self.distance.sample(own).abs() < 1e-6 && nearer(own) > nearer(from_arc) {
