@@ -63,6 +63,9 @@ pub struct TableLimit {
     twist_max: VertexGrid,
     stress: VertexGrid,
     break_margin: VertexGrid,
+    /// The smallest twist minimum and the largest twist maximum anywhere: no direction allows a
+    /// twist outside, which bounds how near a twist can be to being allowed.
+    twist_hull: TwistRange,
 }
 
 impl TableLimit {
@@ -113,7 +116,20 @@ impl TableLimit {
             }
         }
         let [allowed, twist_min, twist_max, stress, break_margin] = grids;
+        let twist_hull = TwistRange {
+            min: twist_min
+                .values
+                .iter()
+                .copied()
+                .fold(f32::INFINITY, f32::min),
+            max: twist_max
+                .values
+                .iter()
+                .copied()
+                .fold(f32::NEG_INFINITY, f32::max),
+        };
         TableLimit {
+            twist_hull,
             twist_axis,
             swing: SwingSet::new(map_around(twist_axis), allowed),
             twist_min,
@@ -238,9 +254,14 @@ impl TableLimit {
         let mut best = self.refine(direction, start, measure.turned, above);
         if both_sides {
             let other_turn = measure.turned + if above { -TAU } else { TAU };
-            let other = self.refine(direction, start, other_turn, !above);
-            if other.2 < best.2 {
-                best = other;
+            // No direction allows a twist outside the hull of every range: the other turn is
+            // at least that far from allowed.
+            let other_bound = (other_turn - self.twist_hull.clamp(other_turn)).powi(2);
+            if other_bound < best.2 {
+                let other = self.refine(direction, start, other_turn, !above);
+                if other.2 < best.2 {
+                    best = other;
+                }
             }
             // Another stretch of boundary (another island of allowed directions) may hold a
             // wider twist range that is nearer in the sum.
@@ -251,6 +272,9 @@ impl TableLimit {
                         continue;
                     }
                     for (turned, side) in [(measure.turned, above), (other_turn, !above)] {
+                        if (turned - self.twist_hull.clamp(turned)).powi(2) >= best.2 {
+                            continue;
+                        }
                         let there = self.refine(direction, near, turned, side);
                         if there.2 < best.2 {
                             best = there;
