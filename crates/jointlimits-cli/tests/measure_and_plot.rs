@@ -3,29 +3,12 @@
 
 mod common;
 
-use common::{jointlimits, scratch, stderr, succeed};
-use glam::{Quat, Vec3};
+use common::{jointlimits, limits_file, scratch, stderr, succeed};
+use glam::Vec3;
 use jointlimits::authored::ConeLimit;
 use jointlimits::shape::{EllipsoidShape, Frame};
-use jointlimits::{FullLimit, JointLimit, LimitRegion, Shape, SkeletonLimits, TwistRange};
-use jointlimits_io::write_limits_file;
+use jointlimits::{FullLimit, Shape, TwistRange};
 use std::path::{Path, PathBuf};
-
-/// A limits file holding one joint limited by `region`.
-fn limits_file(dir: &Path, name: &str, region: LimitRegion) -> PathBuf {
-    let limits = SkeletonLimits::new(
-        vec![JointLimit {
-            joint: "joint".into(),
-            reference: Quat::IDENTITY,
-            region,
-            softening: None,
-        }],
-        None,
-    );
-    let path = dir.join(name);
-    write_limits_file(&path, &limits).unwrap();
-    path
-}
 
 /// A limits file holding one joint limited to a ball of `radius` around its reference.
 fn ball_file(dir: &Path, radius: f32) -> PathBuf {

@@ -3,14 +3,12 @@
 
 mod common;
 
-use common::{jointlimits, scratch, stderr, succeed};
-use glam::{Quat, Vec3};
+use common::{jointlimits, limits_file, scratch, stderr, succeed};
+use glam::Vec3;
 use jointlimits::authored::ConeLimit;
 use jointlimits::measure::SeededRandom;
-use jointlimits::{
-    JointLimit, LimitContext, LimitRegion, RotationLimit, SkeletonLimits, TwistRange,
-};
-use jointlimits_io::{read_limits_file, write_limits_file};
+use jointlimits::{LimitContext, LimitRegion, RotationLimit, TwistRange};
+use jointlimits_io::read_limits_file;
 use std::path::{Path, PathBuf};
 
 /// A cone of 60° with twist ±0.4 about +Y.
@@ -25,37 +23,28 @@ fn cone() -> ConeLimit {
     }
 }
 
-/// A limits file holding one joint limited by `region`.
-fn limits_file(dir: &Path, name: &str, region: LimitRegion) -> PathBuf {
-    let limits = SkeletonLimits::new(
-        vec![JointLimit {
-            joint: "joint".into(),
-            reference: Quat::IDENTITY,
-            region,
-            softening: None,
-        }],
-        None,
-    );
-    let path = dir.join(name);
-    write_limits_file(&path, &limits).unwrap();
-    path
+/// Bakes the cone into `dir/baked.json` at `resolution` cells, measuring on `samples`; returns
+/// the baked file and what bake printed.
+fn baked_cone(dir: &Path, resolution: u32, samples: u32) -> (PathBuf, String) {
+    let source = limits_file(dir, "cone.json", cone().into());
+    let baked = dir.join("baked.json");
+    let printed = succeed(&[
+        "bake",
+        source.to_str().unwrap(),
+        "-o",
+        baked.to_str().unwrap(),
+        "--resolution",
+        &resolution.to_string(),
+        "--samples",
+        &samples.to_string(),
+    ]);
+    (baked, printed)
 }
 
 #[test]
 fn bake_turns_a_cone_into_a_table_that_agrees_within_a_cell() {
     let dir = scratch("bake-cone");
-    let source = limits_file(&dir, "cone.json", cone().into());
-    let out = dir.join("table.json");
-    let printed = succeed(&[
-        "bake",
-        source.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--resolution",
-        "48",
-        "--samples",
-        "20000",
-    ]);
+    let (out, printed) = baked_cone(&dir, 48, 20_000);
     let worst: f32 = printed
         .lines()
         .find_map(|l| l.strip_prefix("largest gap over all joints: "))
@@ -109,21 +98,10 @@ fn bake_refuses_a_bad_resolution_and_an_unknown_joint() {
 #[test]
 fn exported_images_import_back_bit_for_bit_and_painting_them_changes_the_limits() {
     let dir = scratch("images");
-    let source = limits_file(&dir, "cone.json", cone().into());
-    let baked = dir.join("baked.json");
+    let (baked, _) = baked_cone(&dir, 32, 1000);
     let images = dir.join("images");
     let back = dir.join("back.json");
     let path = |p: &PathBuf| p.to_str().unwrap().to_string();
-    succeed(&[
-        "bake",
-        &path(&source),
-        "-o",
-        &path(&baked),
-        "--resolution",
-        "32",
-        "--samples",
-        "1000",
-    ]);
     succeed(&["export-images", &path(&baked), "--out", &path(&images)]);
     succeed(&[
         "import-images",
@@ -205,20 +183,9 @@ fn exported_images_import_back_bit_for_bit_and_painting_them_changes_the_limits(
 #[test]
 fn lod_prints_every_coarser_level_and_writes_the_one_asked_for() {
     let dir = scratch("lod");
-    let source = limits_file(&dir, "cone.json", cone().into());
-    let baked = dir.join("baked.json");
+    let (baked, _) = baked_cone(&dir, 64, 1000);
     let small = dir.join("small.json");
     let path = |p: &PathBuf| p.to_str().unwrap().to_string();
-    succeed(&[
-        "bake",
-        &path(&source),
-        "-o",
-        &path(&baked),
-        "--resolution",
-        "64",
-        "--samples",
-        "1000",
-    ]);
     let printed = succeed(&["lod", &path(&baked), "--samples", "2000"]);
     for cells in ["64×64", "32×32", "16×16", "8×8"] {
         assert!(printed.contains(cells), "{cells} missing from {printed}");

@@ -37,3 +37,19 @@ pub fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// A limits file at `dir/name` holding one joint, `joint`, limited by `region`.
+pub fn limits_file(dir: &std::path::Path, name: &str, region: jointlimits::LimitRegion) -> PathBuf {
+    let limits = jointlimits::SkeletonLimits::new(
+        vec![jointlimits::JointLimit {
+            joint: "joint".into(),
+            reference: glam::Quat::IDENTITY,
+            region,
+            softening: None,
+        }],
+        None,
+    );
+    let path = dir.join(name);
+    jointlimits_io::write_limits_file(&path, &limits).unwrap();
+    path
+}

@@ -320,26 +320,15 @@ pub fn bake<L: RotationLimit + Sync>(
     let mut twist = on_common_turns(&ranges, n, first);
 
     extrapolate_to_boundary(&mut twist, &inside, &directions, &chains, &map, &pointing);
-    let values = |v: usize| TableValues {
-        allowed: allowed[v],
-        twist: twist[v],
-        stress: (1.0 + allowed[v] / STRESS_DEPTH).clamp(0.0, 1.0),
-        break_margin: BREAK_MARGIN,
-    };
-    let grid = |f: &dyn Fn(TableValues) -> f32| VertexGrid {
-        resolution: n,
-        values: (0..side * side).map(|v| f(values(v))).collect(),
-    };
-    Ok(TableLimit::from_grids(
-        twist_axis,
-        [
-            grid(&|v| v.allowed),
-            grid(&|v| v.twist.min),
-            grid(&|v| v.twist.max),
-            grid(&|v| v.stress),
-            grid(&|v| v.break_margin),
-        ],
-    ))
+    let values: Vec<TableValues> = (0..side * side)
+        .map(|v| TableValues {
+            allowed: allowed[v],
+            twist: twist[v],
+            stress: (1.0 + allowed[v] / STRESS_DEPTH).clamp(0.0, 1.0),
+            break_margin: BREAK_MARGIN,
+        })
+        .collect();
+    Ok(TableLimit::from_values(twist_axis, n, &values))
 }
 
 /// The middle of a twist range.

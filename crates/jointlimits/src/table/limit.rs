@@ -88,9 +88,16 @@ impl TableLimit {
                 })
                 .collect()
         };
+        TableLimit::from_values(twist_axis, resolution, &all)
+    }
+
+    /// The table of `resolution` cells per side about the unit `twist_axis` with the vertex
+    /// values `values` (row-major, `(resolution + 1)²` of them); every value is moved onto its
+    /// channel's 16-bit lattice.
+    pub fn from_values(twist_axis: Vec3, resolution: usize, values: &[TableValues]) -> TableLimit {
         let grid = |f: &dyn Fn(&TableValues) -> f32| VertexGrid {
             resolution,
-            values: all.iter().map(f).collect(),
+            values: values.iter().map(f).collect(),
         };
         TableLimit::from_grids(
             twist_axis,
