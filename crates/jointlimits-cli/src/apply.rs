@@ -18,6 +18,7 @@ pub fn run(
     out: &Path,
     soften: Option<Softening>,
     allow_other_skeleton: bool,
+    path_aware: bool,
 ) -> Result<()> {
     let mut limits = inputs::read_limits(limits_path, USAGE)?;
     if let Some(softening) = soften {
@@ -36,6 +37,7 @@ pub fn run(
             input.display()
         )
     })?;
+    limiter = limiter.with_path_aware(path_aware);
     let mut motion = clips.motions[0].clone();
     let joint_count = motion.joint_count;
     let (mut corrections, mut frames_changed) = (0usize, 0usize);

@@ -165,6 +165,10 @@ enum Command {
         /// Use limits made for another skeleton than the clip's (by default refused).
         #[arg(long)]
         allow_other_skeleton: bool,
+        /// Tables: stop a bone where its motion from the previous frame first meets the limit,
+        /// instead of moving it to the nearest allowed rotation.
+        #[arg(long)]
+        path_aware: bool,
     },
     /// Move a chain's end onto targets frame by frame, inside the limits (or, with --look-at,
     /// turn the chain to look at the targets), and write the clip.
@@ -460,7 +464,16 @@ fn main() -> ExitCode {
             out,
             soften,
             allow_other_skeleton,
-        } => apply::run(&limits, &input, &out, soften, allow_other_skeleton).map(|()| true),
+            path_aware,
+        } => apply::run(
+            &limits,
+            &input,
+            &out,
+            soften,
+            allow_other_skeleton,
+            path_aware,
+        )
+        .map(|()| true),
         Command::Ik {
             limits,
             input,

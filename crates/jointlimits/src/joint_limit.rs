@@ -73,6 +73,18 @@ impl JointLimit {
         self.softened(relative, limited)
     }
 
+    /// For kinds with a path-aware correction (tables: [`crate::table::TableLimit::first_crossing`]),
+    /// where a motion from the `previous` frame's answer towards `relative` first meets the
+    /// limit, softened when the limit has softening; `None` for other kinds.
+    pub fn limit_relative_path_aware(&self, relative: Quat, previous: Vec4) -> Option<Limited> {
+        match &self.region {
+            LimitRegion::Table(table) => {
+                Some(self.softened(relative, table.first_crossing(relative, previous)))
+            }
+            _ => None,
+        }
+    }
+
     /// `limited` with this limit's softening applied along the geodesic back to `relative`.
     #[inline]
     fn softened(&self, relative: Quat, mut limited: Limited) -> Limited {

@@ -30,6 +30,7 @@ pub struct Limiter {
     limits: Vec<Option<JointLimit>>,
     previous: Vec<Option<Vec4>>,
     margin: f32,
+    path_aware: bool,
 }
 
 impl Limiter {
@@ -41,6 +42,7 @@ impl Limiter {
             limits,
             previous,
             margin: DEFAULT_SWITCH_MARGIN,
+            path_aware: false,
         }
     }
 
@@ -52,6 +54,16 @@ impl Limiter {
         } else {
             DEFAULT_SWITCH_MARGIN
         };
+        self
+    }
+
+    /// The same limiter correcting path-aware where a kind can (tables): a joint that leaves its
+    /// limit stops where its motion from the previous frame's answer first meets the boundary,
+    /// instead of going to the nearest allowed rotation
+    /// ([`JointLimit::limit_relative_path_aware`]). Allowed rotations still come back unchanged;
+    /// the first frame, and kinds without it, take the usual answer.
+    pub fn with_path_aware(mut self, path_aware: bool) -> Limiter {
+        self.path_aware = path_aware;
         self
     }
 
@@ -84,19 +96,27 @@ impl Limiter {
             return (local, Limited::unchanged(local, Vec4::ZERO));
         };
         let relative = limit.relative(local);
-        let nearest = limit.limit_relative(relative);
-        let limited = match self.previous[joint] {
-            Some(previous) if !nearest.inside => {
-                let continued = limit.limit_relative_continuing(relative, previous);
-                if continued.violation <= nearest.violation + self.margin
-                    || limit.region.is_degenerate(relative)
-                {
-                    continued
-                } else {
-                    nearest
+        let path_aware = self.previous[joint]
+            .filter(|_| self.path_aware)
+            .and_then(|previous| limit.limit_relative_path_aware(relative, previous));
+        let limited = match path_aware {
+            Some(limited) => limited,
+            None => {
+                let nearest = limit.limit_relative(relative);
+                match self.previous[joint] {
+                    Some(previous) if !nearest.inside => {
+                        let continued = limit.limit_relative_continuing(relative, previous);
+                        if continued.violation <= nearest.violation + self.margin
+                            || limit.region.is_degenerate(relative)
+                        {
+                            continued
+                        } else {
+                            nearest
+                        }
+                    }
+                    _ => nearest,
                 }
             }
-            _ => nearest,
         };
         self.previous[joint] = Some(limited.measured);
         let output = if limited.inside {

@@ -223,6 +223,59 @@ impl TableLimit {
         }
     }
 
+    /// Path-aware correction (the seed's proposal): the bone moves from the allowed answer
+    /// `previous` (a [`Limited::measured`] of this table: direction and twist) straight towards
+    /// the direction of `relative`, and stops where it first leaves the allowed directions; the
+    /// twist is then clamped to the range there, on the turn nearest the previous twist. The arc
+    /// is tested every quarter of a cell (so a concave gap of the boundary is never jumped, the
+    /// seed's midpoint tests done at the grid's own scale), the first crossing found by
+    /// bisection. Unlike [`RotationLimit::nearest_continuing`] it is not the nearest allowed
+    /// rotation: it is where a motion from the last valid pose meets the limit, which an
+    /// animator may prefer for a bone sweeping into a wall. An allowed `relative` comes back
+    /// unchanged; when the previous direction is not allowed, the nearest is returned.
+    pub fn first_crossing(&self, relative: Quat, previous: Vec4) -> Limited {
+        let (twist, direction) = self.measure(relative);
+        let Some(from) = previous
+            .truncate()
+            .try_normalize()
+            .filter(|&d| self.swing.contains(d))
+        else {
+            return self.nearest(relative, &LimitContext::NONE);
+        };
+        let p = self.swing.map.to_square(direction);
+        if self.swing.distance.sample(p) <= 0.0 {
+            // The direction is allowed: only the twist can be outside.
+            let measure = self.twist_range_at(p).measure_from(twist, previous.w);
+            return self.moved(relative, twist, direction, direction, measure);
+        }
+        let arc = angle(from, direction);
+        let steps = ((arc / (0.25 * self.cell_angle())).ceil() as usize).max(1);
+        let along = |t: f32| from.slerp(direction, t);
+        let mut inside = 0.0f32;
+        let mut outside = 1.0f32;
+        for k in 1..=steps {
+            let t = k as f32 / steps as f32;
+            if !self.swing.contains(along(t)) {
+                outside = t;
+                break;
+            }
+            inside = t;
+        }
+        for _ in 0..24 {
+            let middle = 0.5 * (inside + outside);
+            if self.swing.contains(along(middle)) {
+                inside = middle;
+            } else {
+                outside = middle;
+            }
+        }
+        let to = along(inside);
+        let measure = self
+            .twist_range_at(self.swing.map.to_square(to))
+            .measure_from(twist, previous.w);
+        self.moved(relative, twist, direction, to, measure)
+    }
+
     /// The answer for the input `(direction, twist)`, starting the boundary search (when the
     /// direction is outside) from the hints at square point `seed`. `turn` measures the twist
     /// against a range (stateless: the nearest turn; in a stream: the turn nearest the previous
@@ -583,5 +636,62 @@ impl RotationLimit for TableLimit {
             }
         });
         vec![big, islands]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_crossing_stops_where_the_path_leaves_and_never_jumps_a_gap() {
+        let islands = TableLimit::examples().remove(1);
+        let axis = islands.twist_axis;
+        let (a, b) = (
+            Vec3::new(0.6, 1.0, 0.2).normalize(),
+            Vec3::new(-0.7, 0.4, -0.5).normalize(),
+        );
+        // From the middle of island `a`, aim past island `b` on the great circle through both.
+        let beyond = (b * 1.6 - a).normalize();
+        let twist_inside = 3.0;
+        let previous = a.extend(twist_inside);
+        let input = crate::measure::tightness::pointing(axis, beyond, twist_inside);
+        let crossing = islands.first_crossing(input, previous);
+        assert!(!crossing.inside);
+        let out = crossing.relative * axis;
+        assert!(islands.contains(crossing.relative, &LimitContext::NONE));
+        assert!(
+            angle(out, a) < 0.55 && angle(out, a) > 0.4,
+            "stopped {} rad from a's centre, {} from b's",
+            angle(out, a),
+            angle(out, b)
+        );
+        // Every quarter cell from the start to the crossing is allowed.
+        let cell = islands.cell_angle();
+        let steps = (angle(a, out) / (0.25 * cell)).ceil() as usize;
+        for k in 0..=steps {
+            let d = a.slerp(out, k as f32 / steps as f32);
+            assert!(islands.swing().contains(d), "gap at step {k}");
+        }
+        // The stateless nearest goes to island b instead.
+        let nearest = islands.nearest(input, &LimitContext::NONE);
+        assert!(angle(nearest.relative * axis, b) < angle(nearest.relative * axis, a));
+        // A path-aware limiter does the same frame after frame.
+        let joint = crate::JointLimit {
+            joint: "joint".into(),
+            reference: Quat::IDENTITY,
+            region: crate::LimitRegion::Table(islands.clone()),
+            softening: None,
+        };
+        let mut limiter = crate::Limiter::new(vec![Some(joint)]).with_path_aware(true);
+        let start = crate::measure::tightness::pointing(axis, a, twist_inside);
+        assert_eq!(limiter.limit_joint(0, start).0, start);
+        let (output, _) = limiter.limit_joint(0, input);
+        assert!(angle(output * axis, out) < 1e-4);
+        // An allowed input comes back unchanged.
+        let allowed = crate::measure::tightness::pointing(axis, b, 3.0);
+        let same = islands.first_crossing(allowed, previous);
+        assert!(same.inside);
+        assert_eq!(same.relative, allowed);
     }
 }
