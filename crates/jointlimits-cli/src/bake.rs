@@ -3,6 +3,7 @@
 use anyhow::{Context, Result};
 use jointlimits::table::bake::{BakeReport, bake, disagreement};
 use jointlimits::{LimitRegion, RotationLimit};
+
 use jointlimits_io::write_limits_file;
 use std::io::Write;
 use std::path::Path;
@@ -13,6 +14,9 @@ use crate::progress::Progress;
 
 /// How `bake` takes its arguments, for hints.
 const USAGE: &str = "jointlimits bake LIMITS.json -o TABLES.json [--resolution N]";
+
+/// Fewer allowed vertices than this make a region too small to trust at that resolution.
+const SMALL_REGION: usize = 16;
 
 /// What to bake.
 pub struct BakeRequest<'a> {
@@ -36,19 +40,43 @@ pub fn run(request: &BakeRequest) -> Result<()> {
     let axes = crate::bones::bone_axes(&limits, None);
     let progress = Progress::bar("baking", chosen.len() as u64, "joints");
     let mut rows = Vec::with_capacity(chosen.len());
+    let mut warnings = Vec::new();
     for index in chosen {
         let limit = &limits.joints[index];
         progress.say(&limit.joint);
         let started = Instant::now();
-        let table = bake(&limit.region, axes[index], request.resolution)
-            .with_context(|| format!("joint {:?}", limit.joint))?;
+        let table = match &limit.region {
+            // A table is already one: resampling it keeps its own stress and break margin.
+            LimitRegion::Table(table) => table.resampled(request.resolution),
+            region => bake(region, axes[index], request.resolution)
+                .with_context(|| format!("joint {:?}", limit.joint))?,
+        };
+        table
+            .validate()
+            .map_err(|e| anyhow::anyhow!("joint {:?}: the baked table: {e}", limit.joint))?;
         let seconds = started.elapsed().as_secs_f64();
         let report = disagreement(&limit.region, &table, axes[index], request.samples, 1);
+        let allowed_vertices = table.grids()[0]
+            .values
+            .iter()
+            .filter(|&&v| v <= 0.0)
+            .count();
+        if allowed_vertices < SMALL_REGION {
+            warnings.push(format!(
+                "warning: {}: the allowed directions cover only {allowed_vertices} grid vertices at {n}×{n}; a region that small may lose directions the original allows: bake it finer (--resolution {})",
+                limit.joint,
+                (request.resolution * 4).min(2048),
+                n = request.resolution
+            ));
+        }
         rows.push((limit.joint.clone(), limit.region.label(), report, seconds));
         limits.joints[index].region = LimitRegion::Table(table);
         progress.step();
     }
     drop(progress);
+    for warning in &warnings {
+        eprintln!("{warning}");
+    }
     // The file no longer holds what a fit made.
     limits.fitted_with = None;
     write_limits_file(request.out, &limits)?;
@@ -99,5 +127,19 @@ fn print_report(
         .iter()
         .map(|(_, _, r, _)| (r.largest_direction_gap.max(r.largest_rotation_gap)) / r.cell_angle)
         .fold(0.0f32, f32::max);
-    writeln!(out, "largest gap over all joints: {worst:.2} cell")
+    writeln!(out, "largest gap over all joints: {worst:.2} cell")?;
+    for (joint, _, report, _) in rows {
+        let gap = report
+            .largest_direction_gap
+            .max(report.largest_rotation_gap)
+            / report.cell_angle;
+        if gap > 1.0 {
+            writeln!(
+                out,
+                "warning: {joint}: the table strays {gap:.1} cells from the original; bake it finer (--resolution {})",
+                (report.resolution * 2).min(2048)
+            )?;
+        }
+    }
+    Ok(())
 }

@@ -217,7 +217,9 @@ pub fn write_stress_csv(
     }
     writeln!(out)?;
     for (clip, frame, stresses) in &report.stress_rows {
-        write!(out, "{},{frame}", clip_paths[*clip].display())?;
+        // A path may hold commas or quotes: quoted, quotes doubled (RFC 4180).
+        let path = clip_paths[*clip].display().to_string().replace('"', "\"\"");
+        write!(out, "\"{path}\",{frame}")?;
         for &j in &columns {
             match stresses[j] {
                 Some(stress) => write!(out, ",{stress:.4}")?,
