@@ -27,6 +27,7 @@
 pub mod authored;
 pub mod batch;
 pub mod contract;
+pub mod crowd;
 mod direction_twist;
 pub mod euler;
 mod fast_trig;
@@ -52,6 +53,7 @@ pub mod twist;
 pub mod validation;
 
 pub use contract::{LimitContext, Limited, RotationLimit};
+pub use crowd::Crowd;
 pub use euler::{Axis, EulerOrder};
 pub use fit::{FitOptions, ShapeKind, fit_skeleton_limits};
 pub use joint_limit::{Assessment, JointLimit};

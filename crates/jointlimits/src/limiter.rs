@@ -49,11 +49,7 @@ impl Limiter {
     /// The same limiter with another switch margin (radians, clamped to be non-negative; 0 makes
     /// every frame the stateless nearest).
     pub fn with_margin(mut self, margin: f32) -> Limiter {
-        self.margin = if margin.is_finite() {
-            margin.max(0.0)
-        } else {
-            DEFAULT_SWITCH_MARGIN
-        };
+        self.margin = switch_margin(margin);
         self
     }
 
@@ -95,36 +91,15 @@ impl Limiter {
         let Some(limit) = self.limits.get(joint).and_then(Option::as_ref) else {
             return (local, Limited::unchanged(local, Vec4::ZERO));
         };
-        let relative = limit.relative(local);
-        let path_aware = self.previous[joint]
-            .filter(|_| self.path_aware)
-            .and_then(|previous| limit.limit_relative_path_aware(relative, previous));
-        let limited = match path_aware {
-            Some(limited) => limited,
-            None => {
-                let nearest = limit.limit_relative(relative);
-                match self.previous[joint] {
-                    Some(previous) if !nearest.inside => {
-                        let continued = limit.limit_relative_continuing(relative, previous);
-                        if continued.violation <= nearest.violation + self.margin
-                            || limit.region.is_degenerate(relative)
-                        {
-                            continued
-                        } else {
-                            nearest
-                        }
-                    }
-                    _ => nearest,
-                }
-            }
-        };
-        self.previous[joint] = Some(limited.measured);
-        let output = if limited.inside {
-            local
-        } else {
-            limit.local(limited.relative)
-        };
-        (output, limited)
+        let step = stream_step(
+            limit,
+            local,
+            self.previous[joint],
+            self.margin,
+            self.path_aware,
+        );
+        self.previous[joint] = Some(step.1.measured);
+        step
     }
 
     /// Limits every joint of one pose in place; returns how many joints were outside.
@@ -137,4 +112,56 @@ impl Limiter {
         }
         outside
     }
+}
+
+/// `margin` made a usable switch margin: not negative, and the default where it is not finite.
+pub(crate) fn switch_margin(margin: f32) -> f32 {
+    if margin.is_finite() {
+        margin.max(0.0)
+    } else {
+        DEFAULT_SWITCH_MARGIN
+    }
+}
+
+/// One frame of one joint's stream (module docs): `local` limited by `limit`, continuing from the
+/// `previous` frame's [`Limited::measured`] (none after a cut). Returns the output local rotation
+/// and the limit result, whose `measured` the stream keeps for the next frame. The crowd uses it
+/// too, so both give the same bits.
+#[inline]
+pub(crate) fn stream_step(
+    limit: &JointLimit,
+    local: Quat,
+    previous: Option<Vec4>,
+    margin: f32,
+    path_aware: bool,
+) -> (Quat, Limited) {
+    let relative = limit.relative(local);
+    let path_aware = previous
+        .filter(|_| path_aware)
+        .and_then(|previous| limit.limit_relative_path_aware(relative, previous));
+    let limited = match path_aware {
+        Some(limited) => limited,
+        None => {
+            let nearest = limit.limit_relative(relative);
+            match previous {
+                Some(previous) if !nearest.inside => {
+                    let continued = limit.limit_relative_continuing(relative, previous);
+                    if continued.violation <= nearest.violation + margin
+                        || limit.region.is_degenerate(relative)
+                    {
+                        continued
+                    } else {
+                        nearest
+                    }
+                }
+                _ => nearest,
+            }
+        }
+    };
+    let output = if limited.inside {
+        local
+    } else {
+        limit.local(limited.relative)
+    };
+    (output, limited)
 }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::crowd::Crowd;
 use crate::fit::FitOptions;
 use crate::joint_limit::JointLimit;
 use crate::limiter::Limiter;
@@ -143,6 +144,17 @@ impl SkeletonLimits {
     /// Matches the limits to `skeleton` by joint name, giving a [`Limiter`] for its poses.
     /// Every limited joint must exist in the skeleton.
     pub fn bind(&self, skeleton: &Skeleton) -> Result<Limiter, LimitsError> {
+        Ok(Limiter::new(self.per_joint(skeleton)?))
+    }
+
+    /// Matches the limits to `skeleton` by joint name, giving a [`Crowd`] of `characters`
+    /// characters with that skeleton. Every limited joint must exist in the skeleton.
+    pub fn bind_crowd(&self, skeleton: &Skeleton, characters: usize) -> Result<Crowd, LimitsError> {
+        Ok(Crowd::new(self.per_joint(skeleton)?, characters))
+    }
+
+    /// Each joint's limit in `skeleton`'s order (validated, every limited joint present).
+    fn per_joint(&self, skeleton: &Skeleton) -> Result<Vec<Option<JointLimit>>, LimitsError> {
         self.validate()?;
         let missing: Vec<String> = self
             .joints
@@ -159,6 +171,6 @@ impl SkeletonLimits {
                 per_joint[index] = Some(limit.clone());
             }
         }
-        Ok(Limiter::new(per_joint))
+        Ok(per_joint)
     }
 }

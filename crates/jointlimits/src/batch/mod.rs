@@ -16,6 +16,10 @@
 // Lane loops index several arrays in lockstep by lane number: the form that vectorises.
 #![allow(clippy::needless_range_loop)]
 
+mod inside;
+
+pub use inside::{ROUNDING_MARGIN, SurelyInside};
+
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 
 use glam::{Mat3, Quat, Vec3};
@@ -545,31 +549,7 @@ fn project_ellipsoid(shape: &EllipsoidShape, point: &Points) -> (Points, [bool; 
 #[inline(always)]
 fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
     let (axis, basis) = (limit.twist_axis, &limit.swing_basis);
-    // q = swing · twist with twist = normalise(axis·(v·axis), w); swing = q · twist⁻¹, whose
-    // w is the norm of that projection (≥ 0), so the swing is the short way.
-    let mut swing = Quats::default();
-    let mut twist_angle = [0.0; LANES];
-    let mut near_half_swing = [false; LANES];
-    for i in 0..LANES {
-        let (x, y, z, w) = (relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
-        let along = x * axis.x + y * axis.y + z * axis.z;
-        let norm = (along * along + w * w).sqrt();
-        near_half_swing[i] = norm < NEAR_HALF_SWING;
-        let degenerate = norm < 1e-6;
-        let inverse = if degenerate { 0.0 } else { norm.recip() };
-        let (ts, tw) = if degenerate {
-            (0.0, 1.0)
-        } else {
-            (along * inverse, w * inverse)
-        };
-        // q · conj(t) with t = (axis·ts, tw).
-        let (tx, ty, tz) = (axis.x * ts, axis.y * ts, axis.z * ts);
-        swing.x[i] = -w * tx + x * tw - y * tz + z * ty;
-        swing.y[i] = -w * ty + y * tw - z * tx + x * tz;
-        swing.z[i] = -w * tz + z * tw - x * ty + y * tx;
-        swing.w[i] = w * tw + x * tx + y * ty + z * tz;
-        twist_angle[i] = 2.0 * atan2(ts, tw);
-    }
+    let (swing, twist_angle, well_conditioned) = split_swing_twist(relative, axis);
     let swing_point = logarithm(&swing);
     let mut in_plane = swing_point.transform(&basis.transpose(), Vec3::ZERO);
     in_plane.z = [0.0; LANES];
@@ -610,7 +590,7 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
             <= BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
         // Swings nearer than π − reach never need the long cover's bound.
         needs_bound[i] = !inside[i] & (distance + ball.reach > PI);
-        fallback[i] = !inside[i] & near_half_swing[i];
+        fallback[i] = !inside[i] & !well_conditioned[i];
     }
     for i in 0..LANES {
         if needs_bound[i]
@@ -653,6 +633,40 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
         inside,
         fallback,
     }
+}
+
+/// The swing (short way), twist angle and whether the twist is well conditioned (the swing is
+/// more than about 11° short of 180°, see [`NEAR_HALF_SWING`]) of every lane, about the unit
+/// `axis`.
+///
+/// `q = swing · twist` with `twist = normalise(axis·(v·axis), w)`; `swing = q · twist⁻¹`, whose
+/// `w` is the norm of that projection (≥ 0), so the swing is the short way.
+#[inline(always)]
+fn split_swing_twist(relative: &Quats, axis: Vec3) -> (Quats, Lanes, [bool; LANES]) {
+    let mut swing = Quats::default();
+    let mut twist_angle = [0.0; LANES];
+    let mut well_conditioned = [false; LANES];
+    for i in 0..LANES {
+        let (x, y, z, w) = (relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
+        let along = x * axis.x + y * axis.y + z * axis.z;
+        let norm = (along * along + w * w).sqrt();
+        well_conditioned[i] = norm >= NEAR_HALF_SWING;
+        let degenerate = norm < 1e-6;
+        let inverse = if degenerate { 0.0 } else { norm.recip() };
+        let (ts, tw) = if degenerate {
+            (0.0, 1.0)
+        } else {
+            (along * inverse, w * inverse)
+        };
+        // q · conj(t) with t = (axis·ts, tw).
+        let (tx, ty, tz) = (axis.x * ts, axis.y * ts, axis.z * ts);
+        swing.x[i] = -w * tx + x * tw - y * tz + z * ty;
+        swing.y[i] = -w * ty + y * tw - z * tx + x * tz;
+        swing.z[i] = -w * tz + z * tw - x * ty + y * tx;
+        swing.w[i] = w * tw + x * tx + y * ty + z * tz;
+        twist_angle[i] = 2.0 * atan2(ts, tw);
+    }
+    (swing, twist_angle, well_conditioned)
 }
 
 /// Reach-cone limiting of every lane: the twist angles, the axis directions `q·axis` and their

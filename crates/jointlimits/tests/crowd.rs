@@ -1,0 +1,204 @@
+//! The crowd gives what a limiter per character gives, bit for bit, for every registered kind on
+//! the whole input space (Haar-random frames in both covers, slow sweeps through full turns, the
+//! boundary and its neighbourhood, 180° swings); and its lane test never passes a rotation the
+//! scalar path would change.
+
+mod common;
+
+use std::f32::consts::PI;
+
+use common::oracle::Rng;
+use glam::{Quat, Vec3};
+use jointlimits::batch::{LANES, SurelyInside};
+use jointlimits::{Crowd, JointLimit, LimitRegion, Limiter, RotationLimit};
+
+/// The limits of a three-joint skeleton: an unlimited root and two joints limited by `region`
+/// about different references.
+fn skeleton_limits(region: &LimitRegion, rng: &mut Rng) -> Vec<Option<JointLimit>> {
+    let limit = |reference: Quat| JointLimit {
+        joint: "joint".into(),
+        reference,
+        region: region.clone(),
+        softening: None,
+    };
+    vec![
+        None,
+        Some(limit(Quat::IDENTITY)),
+        Some(limit(rng.rotation())),
+    ]
+}
+
+/// A rotation this close to the boundary of `limit`: its nearest allowed rotation turned by up to
+/// `reach` radians about a random axis.
+fn near_boundary(limit: &JointLimit, rng: &mut Rng, reach: f64) -> Quat {
+    let on_boundary = limit.limit(rng.rotation());
+    let nudge = Quat::from_axis_angle(rng.direction().as_vec3(), rng.range(-reach, reach) as f32);
+    on_boundary * nudge
+}
+
+/// Character `c`'s rotation of a limited joint at `frame`, from one of four families.
+fn input(limit: &JointLimit, c: usize, frame: usize, rng: &mut Rng) -> Quat {
+    let q = match c % 4 {
+        // Discontinuous: a new Haar-random rotation every frame.
+        0 => rng.rotation(),
+        // A slow sweep through full turns about the character's own axis.
+        1 => {
+            let axis = Vec3::new((c as f32).sin(), (c as f32 * 0.7).cos(), 0.4).normalize();
+            Quat::from_axis_angle(axis, 0.35 * frame as f32 + c as f32)
+        }
+        // The boundary and its neighbourhood, from 1e-7 to 1e-2 rad away.
+        2 => near_boundary(limit, rng, 10f64.powi(-(((c / 4) % 6) as i32) - 2)),
+        // Swings of nearly or exactly 180°, with twist.
+        _ => {
+            let u = Vec3::new(1.0, (c as f32).cos(), 0.0).normalize();
+            let e = [0.0, 1e-6, -1e-4, 1e-2][frame % 4];
+            Quat::from_axis_angle(u, PI + e) * Quat::from_rotation_z(0.9 * frame as f32)
+        }
+    };
+    // Either cover.
+    if rng.next() < 0.5 { -q } else { q }
+}
+
+/// Bit patterns, so that the comparison is exact (and -0.0 ≠ 0.0).
+fn bits(q: Quat) -> [u32; 4] {
+    q.to_array().map(f32::to_bits)
+}
+
+/// Runs `frames` frames of a crowd and of a limiter per character side by side.
+fn compare(limits: &[Option<JointLimit>], crowd: &mut Crowd, limiters: &mut [Limiter], seed: u64) {
+    let mut rng = Rng(seed);
+    let joints = limits.len();
+    let characters = limiters.len();
+    for frame in 0..10 {
+        let mut poses = vec![Quat::IDENTITY; characters * joints];
+        for c in 0..characters {
+            for (j, limit) in limits.iter().enumerate() {
+                poses[c * joints + j] = match limit {
+                    Some(limit) => input(limit, c, frame, &mut rng),
+                    None => rng.rotation(),
+                };
+            }
+        }
+        // A cut for some characters halfway.
+        if frame == 5 {
+            for c in (0..characters).step_by(7) {
+                crowd.reset_character(c);
+                limiters[c].reset();
+            }
+        }
+        let mut expected = poses.clone();
+        let mut expected_outside = 0;
+        for (c, limiter) in limiters.iter_mut().enumerate() {
+            expected_outside += limiter.limit_pose(&mut expected[c * joints..(c + 1) * joints]);
+        }
+        let outside = crowd.limit_frame(&mut poses);
+        for (at, (got, want)) in poses.iter().zip(&expected).enumerate() {
+            assert_eq!(
+                bits(*got),
+                bits(*want),
+                "frame {frame}, character {}, joint {}: crowd {got:?}, limiter {want:?}",
+                at / joints,
+                at % joints
+            );
+        }
+        assert_eq!(outside, expected_outside, "frame {frame}");
+    }
+}
+
+#[test]
+fn a_crowd_equals_a_limiter_per_character_bit_for_bit_for_every_kind() {
+    let mut rng = Rng(0x0C0D);
+    // Past one task of characters, with a partial group of lanes at the end.
+    let characters = 300;
+    for (index, region) in LimitRegion::examples().iter().enumerate() {
+        let limits = skeleton_limits(region, &mut rng);
+        for (margin, path_aware) in [(0.1, false), (0.0, false), (0.1, true)] {
+            let mut crowd = Crowd::new(limits.clone(), characters)
+                .with_margin(margin)
+                .with_path_aware(path_aware);
+            let mut limiters = vec![
+                Limiter::new(limits.clone())
+                    .with_margin(margin)
+                    .with_path_aware(path_aware);
+                characters
+            ];
+            compare(&limits, &mut crowd, &mut limiters, index as u64);
+        }
+    }
+}
+
+#[test]
+fn a_reset_crowd_starts_over_like_new_limiters() {
+    let mut rng = Rng(0xC07);
+    let region = LimitRegion::examples()
+        .into_iter()
+        .find(|r| matches!(r, LimitRegion::SwingTwist(_)))
+        .unwrap();
+    let limits = skeleton_limits(&region, &mut rng);
+    let characters = 40;
+    let mut crowd = Crowd::new(limits.clone(), characters);
+    let mut limiters = vec![Limiter::new(limits.clone()); characters];
+    compare(&limits, &mut crowd, &mut limiters, 1);
+    crowd.reset();
+    let mut fresh = vec![Limiter::new(limits.clone()); characters];
+    compare(&limits, &mut crowd, &mut fresh, 2);
+}
+
+#[test]
+fn the_lane_test_passes_only_rotations_the_scalar_path_allows() {
+    let mut rng = Rng(0x1A7E);
+    let mut tested_kinds = 0;
+    for region in LimitRegion::examples() {
+        let limit = JointLimit {
+            joint: "joint".into(),
+            reference: rng.rotation(),
+            region,
+            softening: None,
+        };
+        let Some(lanes) = SurelyInside::of(&limit) else {
+            continue;
+        };
+        tested_kinds += 1;
+        let (mut passed_deep, mut deep) = (0, 0);
+        for round in 0..400 {
+            let mut group = [Quat::IDENTITY; LANES];
+            for (i, q) in group.iter_mut().enumerate() {
+                *q = match (round + i) % 3 {
+                    0 => rng.rotation(),
+                    1 => near_boundary(&limit, &mut rng, 10f64.powi(-(i as i32 % 7) - 1)),
+                    // Deep inside: a boundary rotation pulled towards the reference.
+                    _ => limit.limit(rng.rotation()).slerp(limit.reference, 0.3),
+                };
+            }
+            let surely = lanes.test(&group);
+            for (q, &surely) in group.iter().zip(&surely) {
+                let inside = limit.contains(*q);
+                // Allowed with room: every nudge of 2e-3 rad stays allowed.
+                let roomy = inside
+                    && (0..8).all(|_| {
+                        let nudge = Quat::from_axis_angle(rng.direction().as_vec3(), 2e-3);
+                        limit.contains(*q * nudge)
+                    });
+                deep += usize::from(roomy);
+                passed_deep += usize::from(roomy && surely);
+                assert!(
+                    !surely || limit.limit(*q) == *q && inside,
+                    "{}: the lanes pass {q:?}, which the scalar path changes",
+                    limit.region.kind_name()
+                );
+            }
+        }
+        assert!(
+            deep >= 100,
+            "{}: too few roomy rotations",
+            limit.region.kind_name()
+        );
+        // The test is useful: it passes what is allowed with room to spare.
+        assert!(
+            passed_deep * 10 >= deep * 9,
+            "{}: lanes pass {passed_deep} of {deep} rotations allowed with room",
+            limit.region.kind_name()
+        );
+    }
+    assert!(tested_kinds >= 2);
+}
