@@ -128,6 +128,14 @@ pub trait RotationLimit {
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, context: &LimitContext)
     -> Limited;
 
+    /// Whether [`RotationLimit::nearest_continuing`] from `previous` would measure `relative` in
+    /// the cover and turn that `nearest` (its stateless answer) used, and so answer `nearest`
+    /// itself: a stream then need not ask. Kinds say `true` only when sure, with room for
+    /// rounding; the default is `false`.
+    fn continues_as(&self, _relative: Quat, _nearest: &Limited, _previous: Vec4) -> bool {
+        false
+    }
+
     /// Whether `relative` sits exactly where the kind's coordinates are degenerate, so that its
     /// stateless answer is one of several equally valid ones (a swing of exactly 180°, where every
     /// twist splits the rotation). A stream keeps its own answer there whatever the margin.

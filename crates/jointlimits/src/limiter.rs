@@ -144,7 +144,11 @@ pub(crate) fn stream_step(
         None => {
             let nearest = limit.limit_relative(relative);
             match previous {
-                Some(previous) if !nearest.inside => {
+                // Where the stream's cover and turn are the nearest one's, so is its answer.
+                Some(previous)
+                    if !nearest.inside
+                        && !limit.region.continues_as(relative, &nearest, previous) =>
+                {
                     let continued = limit.limit_relative_continuing(relative, previous);
                     if continued.violation <= nearest.violation + margin
                         || limit.region.is_degenerate(relative)

@@ -393,3 +393,41 @@ fn slow_sweeps_switch_at_most_once_per_choice_and_full_turn() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn a_stream_skips_the_continuing_answer_only_where_it_is_the_nearest() {
+    let mut rng = Rng(0x5C1B);
+    let mut skipped = 0;
+    for region in examples() {
+        let all = inputs(&region, &mut rng, 300);
+        for (i, &q) in all.iter().enumerate() {
+            let nearest = region.nearest(q, &NONE);
+            if nearest.inside {
+                continue;
+            }
+            // Previous frames measured near this one, far from it, and on the other cover.
+            let near = q * Quat::from_axis_angle(rng.direction().as_vec3(), 0.05);
+            for previous_input in [near, all[(i * 7 + 3) % all.len()], -q, rng.rotation()] {
+                let previous = region.nearest(previous_input, &NONE).measured;
+                if !region.continues_as(q, &nearest, previous) {
+                    continue;
+                }
+                skipped += 1;
+                let continued = region.nearest_continuing(q, previous, &NONE);
+                let apart = angle_between(continued.relative, nearest.relative);
+                assert!(
+                    apart < 1e-4 && (continued.violation - nearest.violation).abs() < 1e-4,
+                    "{}: input {q:?} from {previous:?}: the continuing answer is {apart} rad \
+                     from the nearest ({} vs {})",
+                    region.label(),
+                    continued.violation,
+                    nearest.violation
+                );
+            }
+        }
+    }
+    assert!(
+        skipped > 1000,
+        "only {skipped} skips: the test sees too little"
+    );
+}

@@ -129,6 +129,21 @@ pub fn project_cover_from(shape: &Shape, p: Vec3, previous: Vec3) -> (Projection
     (settle_projection(shape.project(point), point), point)
 }
 
+/// Whether the cover point `used` is surely the one of its rotation nearer to `previous` (what
+/// [`nearest_cover_point`] picks), with room for rounding: the other cover is farther by more
+/// than a millionth of the squared distances involved.
+#[inline]
+pub fn surely_nearer_cover(used: Vec3, previous: Vec3) -> bool {
+    let Some(other) = other_cover(used) else {
+        return true;
+    };
+    let (here, there) = (
+        used.distance_squared(previous),
+        other.distance_squared(previous),
+    );
+    there - here > 1e-6 * (here + there) + 1e-9
+}
+
 /// The cover point of the rotation at `p` nearer to `previous`.
 #[inline]
 pub fn nearest_cover_point(p: Vec3, previous: Vec3) -> Vec3 {

@@ -8,7 +8,7 @@
 use glam::{DVec3, Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::covers::{Ball, project_cover_from, project_covers};
+use super::covers::{Ball, project_cover_from, project_covers, surely_nearer_cover};
 use crate::contract::{LimitContext, Limited, RotationLimit, settle};
 use crate::rotation::{from_scaled_angle_axis, quat_abs};
 use crate::shape::{Projection, Shape};
@@ -96,6 +96,11 @@ impl RotationLimit for FullLimit {
         let p = full_point(quat_abs(relative));
         let (projection, point) = project_cover_from(&self.shape, p, previous.truncate());
         FullLimit::result(relative, point, projection)
+    }
+
+    #[inline]
+    fn continues_as(&self, _: Quat, nearest: &Limited, previous: Vec4) -> bool {
+        surely_nearer_cover(nearest.measured.truncate(), previous.truncate())
     }
 
     fn validate(&self) -> Result<(), InvalidField> {

@@ -77,6 +77,13 @@ macro_rules! register_limit_kinds {
             }
 
             #[inline]
+            fn continues_as(&self, relative: Quat, nearest: &Limited, previous: Vec4) -> bool {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.continues_as(relative, nearest, previous),)*
+                }
+            }
+
+            #[inline]
             fn is_degenerate(&self, relative: Quat) -> bool {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.is_degenerate(relative),)*

@@ -12,10 +12,12 @@
 //! takes the identity twist, so the twist is defined everywhere and a stream crossing a 180° swing
 //! sees the swing point jump to its other side once (the documented switch point), never flicker.
 
+use std::f32::consts::PI;
+
 use glam::{DVec3, Mat3, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::covers::{Ball, project_cover_from, project_covers};
+use super::covers::{Ball, project_cover_from, project_covers, surely_nearer_cover};
 use super::half_swing::settle_near_half_swing;
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{
@@ -193,6 +195,16 @@ impl RotationLimit for SwingTwistLimit {
             swing,
             self.twist.measure_from(twist, previous.w),
         )
+    }
+
+    #[inline]
+    fn continues_as(&self, relative: Quat, nearest: &Limited, previous: Vec4) -> bool {
+        // Away from the 180° swing the split ignores the previous twist; the twist turn is the
+        // one nearest the previous twist when less than half a turn from it.
+        let turn_kept = (nearest.measured.w - previous.w).abs() < PI - 1e-3;
+        !crate::contract::near_half_swing(relative, self.twist_axis)
+            && turn_kept
+            && surely_nearer_cover(nearest.measured.truncate(), previous.truncate())
     }
 
     fn is_degenerate(&self, relative: Quat) -> bool {

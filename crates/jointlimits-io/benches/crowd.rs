@@ -1,0 +1,134 @@
+//! A crowd of characters of a fitted CMU skeleton (DAZ, 43 joints) playing the capture with
+//! random perturbations (see `common/crowd_scene.rs`), limited frame after frame by a
+//! [`jointlimits::Crowd`]; per joint.
+//!
+//! - `crowd/cpu/<n>_threads/<size>`: fitted ellipsoids, 10k, 100k and 1M joints per frame, on one
+//!   and two threads.
+//! - `crowd/cpu/2_threads/10k_characters/<kind>`: 10,000 characters (430,000 joints) per frame,
+//!   for every kind the fitter makes.
+//!
+//! The fraction of joints outside their limits is printed for each.
+
+#[allow(dead_code)]
+#[path = "common/crowd_scene.rs"]
+mod crowd_scene;
+
+use std::cell::Cell;
+use std::hint::black_box;
+
+use criterion::measurement::WallTime;
+use criterion::{
+    BatchSize, BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main,
+};
+use crowd_scene::Scene;
+use glam::Quat;
+use jointlimits::fit::{FitOptions, ShapeKind};
+use jointlimits::shape::KdopDirections;
+use jointlimits::{Crowd, SkeletonLimits, SpaceKind};
+use jointlimits_testdata::mocap_dir;
+use rayon::ThreadPool;
+
+/// How far every joint is turned at random (radians).
+const NOISE: f32 = 0.1;
+
+/// Frames played in turn (the crowd's history runs on through them).
+const FRAMES: usize = 4;
+
+fn pool(threads: usize) -> ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool")
+}
+
+/// Times one frame of `characters` characters limited by `limits` on `pool`.
+fn bench_crowd(
+    group: &mut BenchmarkGroup<WallTime>,
+    name: &str,
+    scene: &Scene,
+    limits: &SkeletonLimits,
+    characters: usize,
+    pool: &ThreadPool,
+) {
+    let frames: Vec<Vec<Quat>> = (0..FRAMES)
+        .map(|f| scene.frame(characters, f, NOISE, 7))
+        .collect();
+    let mut crowd = limits
+        .bind_crowd(&scene.skeleton, characters)
+        .expect("limits fitted on this skeleton");
+    let outside: usize = frames
+        .iter()
+        .map(|frame| crowd.limit_frame(&mut frame.clone()))
+        .sum();
+    eprintln!(
+        "{name}: {:.1}% of joints outside",
+        100.0 * outside as f64 / (FRAMES * frames[0].len()) as f64
+    );
+    group.throughput(Throughput::Elements(frames[0].len() as u64));
+    let next = Cell::new(0);
+    group.bench_function(name, |b| {
+        b.iter_batched_ref(
+            || {
+                next.set((next.get() + 1) % FRAMES);
+                frames[next.get()].clone()
+            },
+            |poses| black_box(pool.install(|| crowd.limit_frame(poses))),
+            BatchSize::LargeInput,
+        )
+    });
+}
+
+fn crowd(c: &mut Criterion) {
+    let Some(mocap) = mocap_dir() else { return };
+    let scene = Scene::load(&mocap);
+    let joints = scene.joint_count();
+    let ellipsoids = scene.fit(&FitOptions::default());
+    for threads in [1, 2] {
+        let pool = pool(threads);
+        let mut group = c.benchmark_group(format!("crowd/cpu/{threads}_threads"));
+        group.sample_size(20);
+        for (name, total) in [
+            ("10k_joints", 10_000),
+            ("100k_joints", 100_000),
+            ("1M_joints", 1_000_000),
+        ] {
+            let characters = usize::div_ceil(total, joints);
+            bench_crowd(&mut group, name, &scene, &ellipsoids, characters, &pool);
+        }
+        group.finish();
+    }
+    let kinds = [
+        ("ellipsoid", SpaceKind::Full, ShapeKind::Ellipsoid),
+        ("box", SpaceKind::Full, ShapeKind::Box),
+        ("obb", SpaceKind::Full, ShapeKind::Obb),
+        (
+            "kdop13",
+            SpaceKind::Full,
+            ShapeKind::Kdop(KdopDirections::Thirteen),
+        ),
+        ("hull", SpaceKind::Full, ShapeKind::Hull),
+        (
+            "swing_twist_ellipsoid",
+            SpaceKind::SwingTwist,
+            ShapeKind::Ellipsoid,
+        ),
+        ("swing_twist_box", SpaceKind::SwingTwist, ShapeKind::Box),
+        ("reach_cone", SpaceKind::SwingTwist, ShapeKind::ReachCone),
+        ("table64", SpaceKind::SwingTwist, ShapeKind::Table(64)),
+    ];
+    let pool = pool(2);
+    let mut group = c.benchmark_group("crowd/cpu/2_threads/10k_characters");
+    group.sample_size(10);
+    for (name, space, shape) in kinds {
+        let limits = scene.fit(&FitOptions {
+            space,
+            shape,
+            ..FitOptions::default()
+        });
+        bench_crowd(&mut group, name, &scene, &limits, 10_000, &pool);
+    }
+    group.finish();
+}
+
+criterion_group!(benches, crowd);
+criterion_main!(benches);
