@@ -115,7 +115,7 @@ impl Limiter {
 }
 
 /// `margin` made a usable switch margin: not negative, and the default where it is not finite.
-pub(crate) fn switch_margin(margin: f32) -> f32 {
+pub fn switch_margin(margin: f32) -> f32 {
     if margin.is_finite() {
         margin.max(0.0)
     } else {

@@ -153,8 +153,9 @@ impl SkeletonLimits {
         Ok(Crowd::new(self.per_joint(skeleton)?, characters))
     }
 
-    /// Each joint's limit in `skeleton`'s order (validated, every limited joint present).
-    fn per_joint(&self, skeleton: &Skeleton) -> Result<Vec<Option<JointLimit>>, LimitsError> {
+    /// Each joint's limit in `skeleton`'s order, matched by name: validated, and every limited
+    /// joint must exist in the skeleton.
+    pub fn per_joint(&self, skeleton: &Skeleton) -> Result<Vec<Option<JointLimit>>, LimitsError> {
         self.validate()?;
         let missing: Vec<String> = self
             .joints

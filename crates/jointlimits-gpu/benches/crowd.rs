@@ -6,8 +6,14 @@
 //!   and two threads.
 //! - `crowd/cpu/2_threads/10k_characters/<kind>`: 10,000 characters (430,000 joints) per frame,
 //!   for every kind the fitter makes.
+//! - `crowd/gpu/<size>/{with_transfers,on_gpu}`: fitted ellipsoids on the GPU
+//!   ([`jointlimits_gpu::GpuCrowd`]), with the upload and read-back of every frame, or the kernel
+//!   alone on poses that stay on the GPU; skipped, saying why, where there is no adapter.
+//! - `crowd/cpu/2_threads/10k_characters/ellipsoid_noise_<n>`: fitted ellipsoids with every joint
+//!   turned by up to n rad instead (from the clips as captured, all inside, to a third outside).
 //!
-//! The fraction of joints outside their limits is printed for each.
+//! The perturbation is 0.1 rad elsewhere, which puts about a third of the joints outside; the
+//! fraction outside is printed for each.
 
 #[allow(dead_code)]
 #[path = "common/crowd_scene.rs"]
@@ -24,7 +30,8 @@ use crowd_scene::Scene;
 use glam::Quat;
 use jointlimits::fit::{FitOptions, ShapeKind};
 use jointlimits::shape::KdopDirections;
-use jointlimits::{Crowd, SkeletonLimits, SpaceKind};
+use jointlimits::{SkeletonLimits, SpaceKind};
+use jointlimits_gpu::GpuCrowd;
 use jointlimits_testdata::mocap_dir;
 use rayon::ThreadPool;
 
@@ -48,10 +55,11 @@ fn bench_crowd(
     scene: &Scene,
     limits: &SkeletonLimits,
     characters: usize,
+    noise: f32,
     pool: &ThreadPool,
 ) {
     let frames: Vec<Vec<Quat>> = (0..FRAMES)
-        .map(|f| scene.frame(characters, f, NOISE, 7))
+        .map(|f| scene.frame(characters, f, noise, 7))
         .collect();
     let mut crowd = limits
         .bind_crowd(&scene.skeleton, characters)
@@ -93,10 +101,19 @@ fn crowd(c: &mut Criterion) {
             ("1M_joints", 1_000_000),
         ] {
             let characters = usize::div_ceil(total, joints);
-            bench_crowd(&mut group, name, &scene, &ellipsoids, characters, &pool);
+            bench_crowd(
+                &mut group,
+                name,
+                &scene,
+                &ellipsoids,
+                characters,
+                NOISE,
+                &pool,
+            );
         }
         group.finish();
     }
+    bench_gpu(c, &scene, &ellipsoids);
     let kinds = [
         ("ellipsoid", SpaceKind::Full, ShapeKind::Ellipsoid),
         ("box", SpaceKind::Full, ShapeKind::Box),
@@ -125,9 +142,58 @@ fn crowd(c: &mut Criterion) {
             shape,
             ..FitOptions::default()
         });
-        bench_crowd(&mut group, name, &scene, &limits, 10_000, &pool);
+        bench_crowd(&mut group, name, &scene, &limits, 10_000, NOISE, &pool);
+    }
+    for (name, noise) in [
+        ("ellipsoid_noise_0", 0.0),
+        ("ellipsoid_noise_0.02", 0.02),
+        ("ellipsoid_noise_0.05", 0.05),
+    ] {
+        bench_crowd(&mut group, name, &scene, &ellipsoids, 10_000, noise, &pool);
     }
     group.finish();
+}
+
+/// `crowd/gpu/...` (module docs).
+fn bench_gpu(c: &mut Criterion, scene: &Scene, limits: &SkeletonLimits) {
+    let joints = scene.joint_count();
+    let per_joint = limits
+        .per_joint(&scene.skeleton)
+        .expect("fitted on this skeleton");
+    for (name, total) in [
+        ("10k_joints", 10_000),
+        ("100k_joints", 100_000),
+        ("1M_joints", 1_000_000),
+    ] {
+        let characters = usize::div_ceil(total, joints);
+        let mut gpu = match GpuCrowd::new(&per_joint, characters) {
+            Ok(gpu) => gpu,
+            Err(e) => {
+                eprintln!("skipping crowd/gpu: {e}");
+                return;
+            }
+        };
+        eprintln!("crowd/gpu on {}", gpu.adapter());
+        let frame = scene.frame(characters, 0, NOISE, 7);
+        let mut group = c.benchmark_group(format!("crowd/gpu/{name}"));
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(frame.len() as u64));
+        let mut poses = frame.clone();
+        group.bench_function("with_transfers", |b| {
+            b.iter(|| {
+                poses.copy_from_slice(&frame);
+                black_box(gpu.limit_frame(&mut poses).expect("the GPU runs"))
+            })
+        });
+        gpu.upload(&frame).expect("a frame of this crowd");
+        group.bench_function("on_gpu", |b| {
+            b.iter(|| {
+                gpu.run();
+                gpu.wait().expect("the GPU runs")
+            })
+        });
+        group.finish();
+    }
 }
 
 criterion_group!(benches, crowd);

@@ -1,0 +1,213 @@
+//! A crowd on the CPU and on the GPU: thousands of characters of the CMU DAZ skeleton playing
+//! the four fixture clips, each from its own frame, with every joint turned at random (what
+//! blends and layers add), limited every frame by a [`jointlimits::Crowd`] fitted on the clips and
+//! by a [`jointlimits_gpu::GpuCrowd`], with timings.
+//!
+//! ```sh
+//! cargo run --release --example crowd -- [--characters 10000] [--frames 120] [--noise 0.05]
+//!                                        [--threads N] [--shape ellipsoid|box|hull|...]
+//! ```
+//!
+//! It then replays the first frames through a [`jointlimits::Limiter`] per character and checks
+//! that the CPU crowd's output is the same, bit for bit, and that the GPU's is within 1e-5 rad of
+//! it. The GPU runs full-space boxes and ellipsoids; for other shapes, or without an adapter, it
+//! says why and runs the CPU alone.
+
+#[allow(dead_code)]
+#[path = "../benches/common/crowd_scene.rs"]
+mod crowd_scene;
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use crowd_scene::Scene;
+use jointlimits::fit::{FitOptions, ShapeKind};
+use jointlimits::rotation::angle_between;
+use jointlimits::shape::KdopDirections;
+use jointlimits::{Limiter, RotationLimit, SpaceKind};
+use jointlimits_gpu::GpuCrowd;
+
+/// The command line.
+struct Options {
+    characters: usize,
+    frames: usize,
+    noise: f32,
+    threads: Option<usize>,
+    space: SpaceKind,
+    shape: ShapeKind,
+}
+
+fn parse_options() -> Result<Options, String> {
+    let mut options = Options {
+        characters: 10_000,
+        frames: 120,
+        noise: 0.05,
+        threads: None,
+        space: SpaceKind::Full,
+        shape: ShapeKind::Ellipsoid,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or(format!("{flag} needs a value"));
+        let number = |text: String| -> Result<f64, String> {
+            text.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .ok_or(format!("{flag}: {text} is not a non-negative number"))
+        };
+        match flag.as_str() {
+            "--characters" => options.characters = number(value()?)? as usize,
+            "--frames" => options.frames = number(value()?)? as usize,
+            "--noise" => options.noise = number(value()?)? as f32,
+            "--threads" => options.threads = Some((number(value()?)? as usize).max(1)),
+            "--swing-twist" => options.space = SpaceKind::SwingTwist,
+            "--shape" => {
+                options.shape = match value()?.as_str() {
+                    "box" => ShapeKind::Box,
+                    "obb" => ShapeKind::Obb,
+                    "ellipsoid" => ShapeKind::Ellipsoid,
+                    "kdop13" => ShapeKind::Kdop(KdopDirections::Thirteen),
+                    "hull" => ShapeKind::Hull,
+                    "reach-cone" => ShapeKind::ReachCone,
+                    "table" => ShapeKind::Table(64),
+                    other => return Err(format!("--shape: unknown shape {other}")),
+                }
+            }
+            "--help" | "-h" => {
+                return Err("usage: crowd [--characters N] [--frames N] [--noise RAD] \
+                            [--threads N] [--shape ellipsoid|box|obb|kdop13|hull|reach-cone|table] \
+                            [--swing-twist]"
+                    .into());
+            }
+            other => return Err(format!("unknown option {other} (try --help)")),
+        }
+    }
+    if matches!(options.shape, ShapeKind::ReachCone | ShapeKind::Table(_)) {
+        options.space = SpaceKind::SwingTwist;
+    }
+    Ok(options)
+}
+
+fn main() -> ExitCode {
+    let options = match parse_options() {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Some(mocap) = jointlimits_testdata::mocap_dir() else {
+        return ExitCode::FAILURE;
+    };
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.unwrap_or(0))
+        .build()
+    {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("no thread pool: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let scene = Scene::load(&mocap);
+    let started = Instant::now();
+    let limits = scene.fit(&FitOptions {
+        space: options.space,
+        shape: options.shape,
+        ..FitOptions::default()
+    });
+    println!(
+        "fitted {} limits ({}) on {} clips in {:.1} s",
+        limits.joints.len(),
+        limits.joints[0].region.label(),
+        scene.clips.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let (characters, joints) = (options.characters, scene.joint_count());
+    let mut crowd = limits
+        .bind_crowd(&scene.skeleton, characters)
+        .expect("limits fitted on this skeleton");
+    println!(
+        "{characters} characters × {joints} joints, {} frames, joints turned by up to {} rad, \
+         {} threads",
+        options.frames,
+        options.noise,
+        pool.current_num_threads()
+    );
+    // The first frames' inputs and outputs, to replay through limiters afterwards.
+    const CHECKED_FRAMES: usize = 3;
+    let mut checked = Vec::new();
+    let (mut total, mut slowest, mut outside) = (Duration::ZERO, Duration::ZERO, 0usize);
+    for frame in 0..options.frames {
+        let mut poses = scene.frame(characters, frame, options.noise, 1);
+        let input = (frame < CHECKED_FRAMES).then(|| poses.clone());
+        let start = Instant::now();
+        outside += pool.install(|| crowd.limit_frame(&mut poses));
+        let took = start.elapsed();
+        total += took;
+        slowest = slowest.max(took);
+        if let Some(input) = input {
+            checked.push((input, poses));
+        }
+    }
+    let frames = options.frames.max(1) as f64;
+    let per_frame = total.as_secs_f64() / frames;
+    println!(
+        "CPU: {:.2} ms per frame (slowest {:.2} ms), {:.0} M joints/s, {:.1}% of joints outside",
+        1e3 * per_frame,
+        1e3 * slowest.as_secs_f64(),
+        (characters * joints) as f64 / per_frame / 1e6,
+        100.0 * outside as f64 / (frames * (characters * joints) as f64)
+    );
+    let per_joint = limits
+        .per_joint(&scene.skeleton)
+        .expect("fitted on this skeleton");
+    match GpuCrowd::new(&per_joint, characters) {
+        Err(e) => println!("GPU: not run ({e})"),
+        Ok(mut gpu) => {
+            let (mut total, mut worst) = (Duration::ZERO, 0.0f32);
+            for frame in 0..options.frames {
+                let mut poses = scene.frame(characters, frame, options.noise, 1);
+                let start = Instant::now();
+                if let Err(e) = gpu.limit_frame(&mut poses) {
+                    eprintln!("GPU: {e}");
+                    return ExitCode::FAILURE;
+                }
+                total += start.elapsed();
+                if let Some((_, on_cpu)) = checked.get(frame) {
+                    for (a, b) in on_cpu.iter().zip(&poses) {
+                        worst = worst.max(angle_between(*a, *b));
+                    }
+                }
+            }
+            let per_frame = total.as_secs_f64() / frames;
+            println!(
+                "GPU ({}): {:.2} ms per frame with transfers, {:.0} M joints/s; the first {} \
+                 frames within {worst:.1e} rad of the CPU",
+                gpu.adapter(),
+                1e3 * per_frame,
+                (characters * joints) as f64 / per_frame / 1e6,
+                checked.len()
+            );
+        }
+    }
+    let limiter: Limiter = limits
+        .bind(&scene.skeleton)
+        .expect("limits fitted on this skeleton");
+    let mut limiters = vec![limiter; characters];
+    for (frame, (input, output)) in checked.iter().enumerate() {
+        let mut expected = input.clone();
+        for (c, limiter) in limiters.iter_mut().enumerate() {
+            limiter.limit_pose(&mut expected[c * joints..(c + 1) * joints]);
+        }
+        if expected != *output {
+            eprintln!("frame {frame}: the crowd differs from a limiter per character");
+            return ExitCode::FAILURE;
+        }
+    }
+    println!(
+        "the first {} frames equal a limiter per character, bit for bit",
+        checked.len()
+    );
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,266 @@
+// One frame of a crowd's full-space limits: one invocation per character and joint.
+//
+// The same stream semantics as the CPU crowd (jointlimits::crowd, jointlimits::limiter): the
+// nearest allowed rotation over both covers of the relative rotation's scaled angle-axis point;
+// with a previous frame, the answer from the cover nearest the previous measurement instead, while
+// it is at most the switch margin farther. Allowed rotations are left as they are.
+
+struct Joint {
+    // The reference rotation (x, y, z, w).
+    reference: vec4<f32>,
+    // The shape's frame: its axes (columns) and centre (xyz); center.w is the kind:
+    // 0 unlimited, 1 box, 2 ellipsoid.
+    axis_x: vec4<f32>,
+    axis_y: vec4<f32>,
+    axis_z: vec4<f32>,
+    center: vec4<f32>,
+    // A box's lower corner, or an ellipsoid's semi-axes (frame coordinates).
+    low: vec4<f32>,
+    // A box's upper corner.
+    high: vec4<f32>,
+    // x: how far the shape reaches from the origin (|ball centre| + radius); y: switch margin.
+    settings: vec4<f32>,
+}
+
+struct FrameInfo {
+    characters: u32,
+    joints: u32,
+    // Invocations per row of the dispatch grid (workgroups in x times the workgroup size).
+    row: u32,
+    unused: u32,
+}
+
+@group(0) @binding(0) var<storage, read> joints: array<Joint>;
+// The frame's local rotations, and the limited ones (kept apart so the kernel can run again on
+// the same input).
+@group(0) @binding(1) var<storage, read> input: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> output: array<vec4<f32>>;
+// Per character and joint: the last measurement (xyz) and w = 1 when there is one.
+@group(0) @binding(2) var<storage, read_write> history: array<vec4<f32>>;
+@group(0) @binding(3) var<uniform> info: FrameInfo;
+@group(0) @binding(4) var<storage, read_write> outside: atomic<u32>;
+
+const PI: f32 = 3.14159265358979;
+const TAU: f32 = 6.28318530717959;
+// A rotation this close to the region counts as inside (jointlimits::contract).
+const BOUNDARY_TOLERANCE: f32 = 1e-5;
+const ELLIPSOID_SLACK: f32 = 1e-5;
+const NEWTON_STEPS: u32 = 40u;
+
+fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(
+        a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz),
+        a.w * b.w - dot(a.xyz, b.xyz),
+    );
+}
+
+fn conjugate(q: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(-q.xyz, q.w);
+}
+
+// The scaled angle-axis θ·n of the cover with w ≥ 0 (length at most π).
+fn short_point(q: vec4<f32>) -> vec3<f32> {
+    let r = select(q, -q, q.w < 0.0);
+    let s = length(r.xyz);
+    if s < 1e-7 {
+        return 2.0 * r.xyz;
+    }
+    return r.xyz * (2.0 * atan2(s, r.w) / s);
+}
+
+// exp(p/2): the rotation with scaled angle-axis p.
+fn rotation_of(p: vec3<f32>) -> vec4<f32> {
+    let angle = length(p);
+    if angle < 1e-7 {
+        return normalize(vec4<f32>(0.5 * p, 1.0));
+    }
+    return vec4<f32>(p * (sin(0.5 * angle) / angle), cos(0.5 * angle));
+}
+
+// The other cover's point p − 2π·p̂, or p itself at the identity (callers check).
+fn other_cover(p: vec3<f32>) -> vec3<f32> {
+    return p * (1.0 - TAU / max(length(p), 1e-6));
+}
+
+fn has_other_cover(p: vec3<f32>) -> bool {
+    return length(p) > 1e-6;
+}
+
+fn to_local(j: Joint, p: vec3<f32>) -> vec3<f32> {
+    let d = p - j.center.xyz;
+    return vec3<f32>(dot(j.axis_x.xyz, d), dot(j.axis_y.xyz, d), dot(j.axis_z.xyz, d));
+}
+
+fn to_world(j: Joint, x: vec3<f32>) -> vec3<f32> {
+    return j.axis_x.xyz * x.x + j.axis_y.xyz * x.y + j.axis_z.xyz * x.z + j.center.xyz;
+}
+
+struct Projection {
+    point: vec3<f32>,
+    distance: f32,
+    inside: bool,
+}
+
+// The nearest point of an ellipsoid's surface to the outside frame point x: the monotone Newton
+// climb on t of jointlimits::shape::ellipsoid from a lower bound on the root.
+fn ellipsoid_surface(a: vec3<f32>, x: vec3<f32>) -> vec3<f32> {
+    let a2 = a * a;
+    let ax = a * x;
+    let ax2 = ax * ax;
+    let smallest = min(a2.x, min(a2.y, a2.z));
+    let per_axis = a * abs(x) - a2;
+    var t = max(max(max(per_axis.x, per_axis.y), per_axis.z), length(ax) - max(a2.x, max(a2.y, a2.z)));
+    t = max(t, 0.0);
+    for (var step = 0u; step < NEWTON_STEPS; step++) {
+        let inverse = 1.0 / (a2 + vec3<f32>(t));
+        let terms = ax2 * inverse * inverse;
+        let s = terms.x + terms.y + terms.z;
+        let cubic = dot(terms, inverse);
+        let next = t + s * (sqrt(s) - 1.0) / cubic;
+        let climbing = next - t > 1e-4 * (t + smallest);
+        if next > t {
+            t = next;
+        }
+        if !climbing {
+            break;
+        }
+    }
+    return a2 * x / (a2 + vec3<f32>(t));
+}
+
+// The projection of the limit-space point p onto the joint's shape, settled within the boundary
+// tolerance.
+fn project(j: Joint, p: vec3<f32>) -> Projection {
+    let x = to_local(j, p);
+    var surface = x;
+    var inside = true;
+    if j.center.w < 1.5 {
+        surface = clamp(x, j.low.xyz, j.high.xyz);
+        inside = all(surface == x);
+    } else {
+        let r = x / j.low.xyz;
+        inside = dot(r, r) <= 1.0 + ELLIPSOID_SLACK;
+        if !inside {
+            surface = ellipsoid_surface(j.low.xyz, x);
+        }
+    }
+    if inside {
+        return Projection(p, 0.0, true);
+    }
+    let point = to_world(j, surface);
+    let distance = length(p - point);
+    if distance <= BOUNDARY_TOLERANCE {
+        return Projection(p, 0.0, true);
+    }
+    return Projection(point, distance, false);
+}
+
+// A lower bound on the distance from x to the shape: to its box, or to an ellipsoid's box.
+fn lower_bound(j: Joint, x: vec3<f32>) -> f32 {
+    let local = to_local(j, x);
+    var low = j.low.xyz;
+    var high = j.high.xyz;
+    if j.center.w > 1.5 {
+        low = -j.low.xyz;
+        high = j.low.xyz;
+    }
+    return length(local - clamp(local, low, high));
+}
+
+struct Limited {
+    relative: vec4<f32>,
+    inside: bool,
+    violation: f32,
+    measured: vec3<f32>,
+}
+
+// Whether two unit quaternions (either cover) are within the boundary tolerance as rotations.
+fn within_tolerance(a: vec4<f32>, b: vec4<f32>) -> bool {
+    let half = 0.5 * BOUNDARY_TOLERANCE;
+    let d = min(dot(a - b, a - b), dot(a + b, a + b));
+    return d <= half * half;
+}
+
+// The result of the projection `projection` made from the cover point `point` of `relative`.
+fn result(relative: vec4<f32>, point: vec3<f32>, projection: Projection) -> Limited {
+    if projection.inside {
+        return Limited(relative, true, 0.0, point);
+    }
+    let limited = rotation_of(projection.point);
+    // On the long cover the logarithm stretches rotation distances without bound.
+    if dot(point, point) > PI * PI && within_tolerance(relative, limited) {
+        return Limited(relative, true, 0.0, point);
+    }
+    return Limited(limited, false, projection.distance, point);
+}
+
+// The nearest allowed rotation over both covers (the stateless answer).
+fn nearest(j: Joint, relative: vec4<f32>, p: vec3<f32>) -> Limited {
+    let short = project(j, p);
+    if short.inside {
+        return result(relative, p, short);
+    }
+    // The long cover is projected only where it could be nearer.
+    if short.distance + j.settings.x > PI && has_other_cover(p) {
+        let long_point = other_cover(p);
+        if short.distance > lower_bound(j, long_point) {
+            let long = project(j, long_point);
+            if long.distance < short.distance || long.inside {
+                return result(relative, long_point, long);
+            }
+        }
+    }
+    return result(relative, p, short);
+}
+
+// Whether the cover point `used` is surely the one nearer to `previous` (as on the CPU).
+fn surely_nearer_cover(used: vec3<f32>, previous: vec3<f32>) -> bool {
+    if !has_other_cover(used) {
+        return true;
+    }
+    let other = other_cover(used);
+    let here = dot(used - previous, used - previous);
+    let there = dot(other - previous, other - previous);
+    return there - here > 1e-6 * (here + there) + 1e-9;
+}
+
+// The answer from the cover of p nearer to `previous`.
+fn continued_answer(j: Joint, relative: vec4<f32>, p: vec3<f32>, previous: vec3<f32>) -> Limited {
+    var point = p;
+    if has_other_cover(p) {
+        let other = other_cover(p);
+        if dot(other - previous, other - previous) < dot(p - previous, p - previous) {
+            point = other;
+        }
+    }
+    return result(relative, point, project(j, point));
+}
+
+@compute @workgroup_size(64)
+fn limit_frame(@builtin(global_invocation_id) id: vec3<u32>) {
+    let slot = id.x + id.y * info.row;
+    if slot >= info.characters * info.joints {
+        return;
+    }
+    let j = joints[slot % info.joints];
+    let local = input[slot];
+    output[slot] = local;
+    if j.center.w < 0.5 {
+        return;
+    }
+    let relative = quat_mul(conjugate(j.reference), local);
+    let p = short_point(relative);
+    var chosen = nearest(j, relative, p);
+    let previous = history[slot];
+    if !chosen.inside && previous.w > 0.5 && !surely_nearer_cover(chosen.measured, previous.xyz) {
+        let continued = continued_answer(j, relative, p, previous.xyz);
+        if continued.violation <= chosen.violation + j.settings.y {
+            chosen = continued;
+        }
+    }
+    history[slot] = vec4<f32>(chosen.measured, 1.0);
+    if !chosen.inside {
+        output[slot] = quat_mul(j.reference, chosen.relative);
+        atomicAdd(&outside, 1u);
+    }
+}

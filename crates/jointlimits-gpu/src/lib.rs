@@ -1,0 +1,367 @@
+//! Limiting a crowd's joints on the GPU: the [`jointlimits::Crowd`] API, run by a wgpu compute
+//! shader (WGSL) with one invocation per character and joint.
+//!
+//! The shader keeps each character's and joint's history on the GPU and follows the CPU crowd's
+//! stream semantics (nearest over both covers; the previous frame's cover while it is at most
+//! the switch margin farther), so its output equals the CPU crowd's within f32 rounding
+//! (1e-5 rad). Native kernels exist for full-space boxes (axis-aligned or oriented) and
+//! ellipsoids, the shapes fitted by default; a limit of another kind, or with softening, is
+//! refused by [`GpuCrowd::new`] with the joint's name.
+//!
+//! ```no_run
+//! use glam::Quat;
+//! use jointlimits_gpu::GpuCrowd;
+//! # let limits: Vec<Option<jointlimits::JointLimit>> = Vec::new();
+//! # let characters = 1000;
+//! let mut crowd = GpuCrowd::new(&limits, characters)?;
+//! let mut poses = vec![Quat::IDENTITY; characters * limits.len()];
+//! let outside = crowd.limit_frame(&mut poses)?;
+//! # Ok::<(), jointlimits_gpu::GpuError>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod joints;
+
+use std::sync::mpsc;
+
+use glam::Quat;
+use jointlimits::JointLimit;
+use jointlimits::limiter::DEFAULT_SWITCH_MARGIN;
+use wgpu::util::DeviceExt;
+
+pub use joints::pack_joints;
+
+/// Invocations per workgroup (the shader's `@workgroup_size`).
+const WORKGROUP: u32 = 64;
+
+/// Why the GPU crowd could not be made or run.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// No GPU (or software rasteriser) adapter is available.
+    #[error("no GPU adapter: {0}")]
+    NoAdapter(String),
+    /// The adapter would not give a device.
+    #[error("the GPU device could not be opened: {0}")]
+    Device(String),
+    /// A joint's limit has no GPU kernel.
+    #[error("joint {joint}: {reason}")]
+    Unsupported {
+        /// The joint's name.
+        joint: String,
+        /// What the GPU cannot do for it.
+        reason: String,
+    },
+    /// The frame does not hold characters × joints rotations.
+    #[error("a frame holds {expected} rotations (characters × joints), not {got}")]
+    FrameSize {
+        /// characters × joints.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// Reading the results back failed.
+    #[error("reading the results back from the GPU failed: {0}")]
+    Readback(String),
+}
+
+/// A crowd of characters of one skeleton, limited on the GPU (crate docs).
+pub struct GpuCrowd {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    pipeline: wgpu::ComputePipeline,
+    bind_group: wgpu::BindGroup,
+    joints: wgpu::Buffer,
+    input: wgpu::Buffer,
+    output: wgpu::Buffer,
+    history: wgpu::Buffer,
+    outside: wgpu::Buffer,
+    poses_readback: wgpu::Buffer,
+    outside_readback: wgpu::Buffer,
+    limits: Vec<Option<JointLimit>>,
+    characters: usize,
+    adapter: String,
+    /// Workgroups in x and y of one dispatch.
+    grid: (u32, u32),
+}
+
+impl GpuCrowd {
+    /// A crowd of `characters` characters whose joint `j` is limited by `limits[j]` (if any), on
+    /// the first adapter wgpu finds (hardware first, then a software rasteriser), with the
+    /// default switch margin.
+    pub fn new(limits: &[Option<JointLimit>], characters: usize) -> Result<GpuCrowd, GpuError> {
+        let packed = pack_joints(limits, DEFAULT_SWITCH_MARGIN)?;
+        let adapter = find_adapter()?;
+        let info = adapter.get_info();
+        let adapter_name = format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type);
+        let slots = (characters * limits.len()).max(1);
+        let pose_bytes = (slots * 16) as u64;
+        // The adapter's own limits: five storage buffers in one stage, and buffers as large as
+        // it binds.
+        let required_limits = adapter.limits();
+        if pose_bytes > required_limits.max_storage_buffer_binding_size {
+            return Err(GpuError::Device(format!(
+                "{slots} joints need {pose_bytes} bytes, more than this adapter binds ({})",
+                required_limits.max_storage_buffer_binding_size
+            )));
+        }
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("jointlimits crowd"),
+            required_limits,
+            ..Default::default()
+        }))
+        .map_err(|e| GpuError::Device(e.to_string()))?;
+        // A shader or pipeline the adapter refuses is an error, not a panic.
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("crowd.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(include_str!("crowd.wgsl").into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("limit_frame"),
+            layout: None,
+            module: &module,
+            entry_point: Some("limit_frame"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(GpuError::Device(format!("{adapter_name}: {error}")));
+        }
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let joints = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("joints"),
+            contents: bytemuck::cast_slice(&packed),
+            usage: storage,
+        });
+        let buffer = |label, size, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        let input = buffer("input", pose_bytes, storage);
+        let output = buffer("output", pose_bytes, storage | wgpu::BufferUsages::COPY_SRC);
+        let history = buffer("history", pose_bytes, storage);
+        let outside = buffer("outside", 4, storage | wgpu::BufferUsages::COPY_SRC);
+        let readable = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
+        let poses_readback = buffer("poses readback", pose_bytes, readable);
+        let outside_readback = buffer("outside readback", 4, readable);
+        let groups = (slots as u32).div_ceil(WORKGROUP);
+        let max_x = device.limits().max_compute_workgroups_per_dimension;
+        let grid = (groups.min(max_x), groups.div_ceil(max_x));
+        let frame_info = [
+            characters as u32,
+            limits.len() as u32,
+            grid.0 * WORKGROUP,
+            0,
+        ];
+        let info = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("frame info"),
+            contents: bytemuck::cast_slice(&frame_info),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let layout = pipeline.get_bind_group_layout(0);
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("crowd"),
+            layout: &layout,
+            entries: &[
+                entry(0, &joints),
+                entry(1, &input),
+                entry(2, &history),
+                entry(3, &info),
+                entry(4, &outside),
+                entry(5, &output),
+            ],
+        });
+        Ok(GpuCrowd {
+            device,
+            queue,
+            pipeline,
+            bind_group,
+            joints,
+            input,
+            output,
+            history,
+            outside,
+            poses_readback,
+            outside_readback,
+            limits: limits.to_vec(),
+            characters,
+            adapter: adapter_name,
+            grid,
+        })
+    }
+
+    /// The same crowd with another switch margin (radians, as
+    /// [`jointlimits::Limiter::with_margin`]).
+    pub fn with_margin(self, margin: f32) -> GpuCrowd {
+        let margin = jointlimits::limiter::switch_margin(margin);
+        let packed = pack_joints(&self.limits, margin).expect("checked when the crowd was made");
+        self.queue
+            .write_buffer(&self.joints, 0, bytemuck::cast_slice(&packed));
+        self
+    }
+
+    /// The adapter in use: its name, backend and type (a software rasteriser shows as `Cpu`).
+    pub fn adapter(&self) -> &str {
+        &self.adapter
+    }
+
+    /// The number of characters.
+    pub fn characters(&self) -> usize {
+        self.characters
+    }
+
+    /// The number of joints per character.
+    pub fn joint_count(&self) -> usize {
+        self.limits.len()
+    }
+
+    /// Forgets every character's history.
+    pub fn reset(&mut self) {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.history, 0, None);
+        self.queue.submit([encoder.finish()]);
+    }
+
+    /// Limits one frame in place, as [`jointlimits::Crowd::limit_frame`]: `poses[c · J + j]` is
+    /// character `c`'s local rotation of joint `j`. Uploads, runs and reads back; returns how
+    /// many joints were outside.
+    pub fn limit_frame(&mut self, poses: &mut [Quat]) -> Result<usize, GpuError> {
+        self.upload(poses)?;
+        self.run();
+        self.download(poses)
+    }
+
+    /// Sends a frame to the GPU (the first step of [`GpuCrowd::limit_frame`]).
+    pub fn upload(&mut self, poses: &[Quat]) -> Result<(), GpuError> {
+        let expected = self.characters * self.limits.len();
+        if poses.len() != expected {
+            return Err(GpuError::FrameSize {
+                expected,
+                got: poses.len(),
+            });
+        }
+        if !poses.is_empty() {
+            self.queue
+                .write_buffer(&self.input, 0, bytemuck::cast_slice(poses));
+        }
+        Ok(())
+    }
+
+    /// Limits the uploaded frame on the GPU, where the result stays (the second step of
+    /// [`GpuCrowd::limit_frame`]). The input stays too: running again limits it again, as the
+    /// next frame of the stream.
+    pub fn run(&mut self) {
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.clear_buffer(&self.outside, 0, None);
+        {
+            let mut pass = encoder.begin_compute_pass(&Default::default());
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.dispatch_workgroups(self.grid.0, self.grid.1, 1);
+        }
+        self.queue.submit([encoder.finish()]);
+    }
+
+    /// Blocks until the GPU has finished the work submitted so far (after [`GpuCrowd::run`],
+    /// to time the kernel alone).
+    pub fn wait(&self) -> Result<(), GpuError> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| GpuError::Readback(e.to_string()))
+    }
+
+    /// Waits for the GPU and reads the frame back (the last step of [`GpuCrowd::limit_frame`]);
+    /// returns how many joints were outside.
+    pub fn download(&mut self, poses: &mut [Quat]) -> Result<usize, GpuError> {
+        let expected = self.characters * self.limits.len();
+        if poses.len() != expected {
+            return Err(GpuError::FrameSize {
+                expected,
+                got: poses.len(),
+            });
+        }
+        let bytes = (expected * 16) as u64;
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        if bytes > 0 {
+            encoder.copy_buffer_to_buffer(&self.output, 0, &self.poses_readback, 0, bytes);
+        }
+        encoder.copy_buffer_to_buffer(&self.outside, 0, &self.outside_readback, 0, 4);
+        self.queue.submit([encoder.finish()]);
+        let outside = self.read(&self.outside_readback, 4, |data| {
+            u32::from_ne_bytes([data[0], data[1], data[2], data[3]]) as usize
+        })?;
+        if bytes > 0 {
+            self.read(&self.poses_readback, bytes, |data| {
+                for (q, chunk) in poses.iter_mut().zip(data.chunks_exact(16)) {
+                    let f = |i: usize| {
+                        f32::from_ne_bytes([chunk[i], chunk[i + 1], chunk[i + 2], chunk[i + 3]])
+                    };
+                    *q = Quat::from_xyzw(f(0), f(4), f(8), f(12));
+                }
+            })?;
+        }
+        Ok(outside)
+    }
+
+    /// Maps the first `bytes` of `buffer`, hands them to `read`, and unmaps.
+    fn read<T>(
+        &self,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+        read: impl FnOnce(&[u8]) -> T,
+    ) -> Result<T, GpuError> {
+        let slice = buffer.slice(0..bytes);
+        let (sender, receiver) = mpsc::channel();
+        slice.map_async(wgpu::MapMode::Read, move |result| {
+            let _ = sender.send(result);
+        });
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        receiver
+            .recv()
+            .map_err(|e| GpuError::Readback(e.to_string()))?
+            .map_err(|e| GpuError::Readback(e.to_string()))?;
+        let value = {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| GpuError::Readback(e.to_string()))?;
+            read(&view)
+        };
+        buffer.unmap();
+        Ok(value)
+    }
+}
+
+/// The first adapter on Vulkan (hardware, or Mesa's software lavapipe), else on GL (llvmpipe).
+fn find_adapter() -> Result<wgpu::Adapter, GpuError> {
+    let mut reasons = Vec::new();
+    for backends in [wgpu::Backends::VULKAN, wgpu::Backends::GL] {
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle()
+        });
+        let request = instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        });
+        match pollster::block_on(request) {
+            Ok(adapter) => return Ok(adapter),
+            Err(e) => reasons.push(format!("{backends:?}: {e}")),
+        }
+    }
+    Err(GpuError::NoAdapter(reasons.join("; ")))
+}
+
+fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {
+    wgpu::BindGroupEntry {
+        binding,
+        resource: buffer.as_entire_binding(),
+    }
+}

@@ -1,0 +1,232 @@
+//! The GPU crowd gives what the CPU crowd gives, within 1e-5 rad, frame after frame: on
+//! Haar-random poses in both covers, slow sweeps through full turns and poses on and near the
+//! boundary, and on every fixture clip with limits fitted to it. Runs on whatever adapter wgpu
+//! finds (Mesa's software Vulkan in CI) and skips, saying why, where there is none.
+
+use glam::{DQuat, Quat, Vec3};
+use jointlimits::fit::{FitOptions, ShapeKind, fit_skeleton_limits};
+use jointlimits::rotation::angle_between;
+use jointlimits::shape::Shape;
+use jointlimits::{Crowd, FullLimit, JointLimit, RotationLimit, SpaceKind};
+use jointlimits_gpu::{GpuCrowd, GpuError};
+use jointlimits_io::read_bvh_file;
+use jointlimits_testdata::{SplitMix, bvh_fixtures};
+
+/// How far the GPU's answer may be from the CPU's (radians).
+const TOLERANCE: f32 = 1e-5;
+
+/// A rotation whose distance to the limit is within rounding of the boundary tolerance (1e-5:
+/// that close counts as inside) may be kept by one side and moved by the other, by at most this.
+const BOUNDARY_BAND: f32 = 2.5e-5;
+
+/// The GPU crowd, or `None` (after printing why) where no adapter exists.
+fn gpu_crowd(limits: &[Option<JointLimit>], characters: usize) -> Option<GpuCrowd> {
+    match GpuCrowd::new(limits, characters) {
+        Ok(crowd) => {
+            eprintln!("GPU adapter: {}", crowd.adapter());
+            Some(crowd)
+        }
+        Err(GpuError::NoAdapter(reason)) => {
+            eprintln!("skipping: no GPU adapter ({reason})");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A Haar-random rotation (a uniform point of the 4-ball, normalised), in either cover.
+fn random_rotation(rng: &mut SplitMix) -> Quat {
+    loop {
+        let mut n = || f64::from(rng.next_signed());
+        let q = DQuat::from_xyzw(n(), n(), n(), n());
+        let length = q.length();
+        if (1e-3..=1.0).contains(&length) {
+            return (q / length).as_quat();
+        }
+    }
+}
+
+/// Runs `frames` through both crowds and compares every joint; returns how many were compared.
+fn compare(cpu: &mut Crowd, gpu: &mut GpuCrowd, frames: &[Vec<Quat>], what: &str) -> usize {
+    let joints = cpu.joint_count();
+    let (mut worst, mut in_band) = (0.0f32, 0);
+    for (f, frame) in frames.iter().enumerate() {
+        let mut on_cpu = frame.clone();
+        let mut on_gpu = frame.clone();
+        let cpu_outside = cpu.limit_frame(&mut on_cpu);
+        let gpu_outside = gpu.limit_frame(&mut on_gpu).expect("the GPU runs");
+        for (at, (a, b)) in on_cpu.iter().zip(&on_gpu).enumerate() {
+            let apart = angle_between(*a, *b);
+            let kept_by_one = *a == frame[at] || *b == frame[at];
+            if apart > TOLERANCE && kept_by_one && apart <= BOUNDARY_BAND {
+                in_band += 1;
+                continue;
+            }
+            worst = worst.max(apart);
+            assert!(
+                apart <= TOLERANCE,
+                "{what}: frame {f}, character {}, joint {}: CPU {a:?}, GPU {b:?} ({apart} rad apart; \
+                 input {:?})",
+                at / joints,
+                at % joints,
+                frame[at]
+            );
+        }
+        // Rotations within rounding of the boundary may count on one side only.
+        let differ = cpu_outside.abs_diff(gpu_outside);
+        assert!(
+            differ * 1000 <= frame.len(),
+            "{what}: frame {f}: {cpu_outside} outside on the CPU, {gpu_outside} on the GPU"
+        );
+    }
+    let compared = frames.len() * frames[0].len();
+    assert!(
+        in_band * 1000 <= compared,
+        "{what}: {in_band} of {compared} joints on the boundary band"
+    );
+    eprintln!(
+        "{what}: at most {worst:.2e} rad apart; {in_band} of {compared} on the boundary band \
+         (kept on one side, moved by at most {BOUNDARY_BAND:e} on the other)"
+    );
+    compared
+}
+
+#[test]
+fn the_gpu_equals_the_cpu_on_random_sweeping_and_boundary_poses() {
+    let mut rng = SplitMix(0x6A0);
+    // Every full-space box and ellipsoid example, about random references, and an unlimited joint.
+    let mut limits: Vec<Option<JointLimit>> = vec![None];
+    for full in FullLimit::examples() {
+        if matches!(full.shape(), Shape::Box(_) | Shape::Ellipsoid(_)) {
+            limits.push(Some(JointLimit {
+                joint: format!("joint{}", limits.len()),
+                reference: random_rotation(&mut rng),
+                region: full.into(),
+                softening: None,
+            }));
+        }
+    }
+    let characters = 500;
+    let joints = limits.len();
+    let Some(mut gpu) = gpu_crowd(&limits, characters) else {
+        return;
+    };
+    let mut cpu = Crowd::new(limits.clone(), characters);
+    let frames: Vec<Vec<Quat>> = (0..12)
+        .map(|f| {
+            let mut frame = Vec::with_capacity(characters * joints);
+            for c in 0..characters {
+                for limit in &limits {
+                    let q = match (c % 3, limit) {
+                        (1, _) => {
+                            let axis = Vec3::new((c as f32).sin(), (c as f32).cos(), 0.3);
+                            Quat::from_axis_angle(axis.normalize(), 0.3 * f as f32 + c as f32)
+                        }
+                        (2, Some(limit)) => {
+                            let on_boundary = limit.limit(random_rotation(&mut rng));
+                            let axis = Vec3::new(rng.next_signed(), rng.next_signed(), 0.5);
+                            on_boundary
+                                * Quat::from_axis_angle(axis.normalize(), 0.01 * rng.next_signed())
+                        }
+                        _ => random_rotation(&mut rng),
+                    };
+                    frame.push(if rng.next_signed() < 0.0 { -q } else { q });
+                }
+            }
+            frame
+        })
+        .collect();
+    compare(&mut cpu, &mut gpu, &frames, "random");
+    // After a reset both start over.
+    cpu.reset();
+    gpu.reset();
+    compare(&mut cpu, &mut gpu, &frames[..3], "after a reset");
+}
+
+#[test]
+fn the_gpu_equals_the_cpu_on_every_fixture() {
+    let Some(files) = bvh_fixtures() else { return };
+    let mut compared = 0;
+    for path in files {
+        let bvh = read_bvh_file(&path).unwrap();
+        let motion = bvh.to_motion();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        for shape in [ShapeKind::Ellipsoid, ShapeKind::Obb] {
+            let options = FitOptions {
+                space: SpaceKind::Full,
+                shape,
+                ..FitOptions::default()
+            };
+            let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
+            let characters = 64;
+            let per_joint = limits.per_joint(&bvh.skeleton).unwrap();
+            let Some(mut gpu) = gpu_crowd(&per_joint, characters) else {
+                return;
+            };
+            let mut cpu = limits.bind_crowd(&bvh.skeleton, characters).unwrap();
+            let mut rng = SplitMix(7);
+            let frames: Vec<Vec<Quat>> = (0..16)
+                .map(|f| {
+                    let mut frame = Vec::new();
+                    for c in 0..characters {
+                        let at = (c * 131 + 3 * f) % motion.frame_count();
+                        for &q in motion.frame_rotations(at) {
+                            let axis =
+                                Vec3::new(rng.next_signed(), rng.next_signed(), rng.next_signed());
+                            let turn = Quat::from_axis_angle(
+                                axis.normalize_or(Vec3::X),
+                                0.15 * rng.next_signed(),
+                            );
+                            frame.push(q * turn);
+                        }
+                    }
+                    frame
+                })
+                .collect();
+            compared += compare(&mut cpu, &mut gpu, &frames, &format!("{name} {shape:?}"));
+        }
+    }
+    assert!(compared > 0);
+}
+
+#[test]
+fn kinds_without_a_gpu_kernel_are_refused_by_name() {
+    use jointlimits::SwingTwistLimit;
+    let swing_twist = SwingTwistLimit::examples().remove(0);
+    let limits = vec![
+        None,
+        Some(JointLimit {
+            joint: "lShldr".into(),
+            reference: Quat::IDENTITY,
+            region: swing_twist.into(),
+            softening: None,
+        }),
+    ];
+    match GpuCrowd::new(&limits, 10) {
+        Err(GpuError::Unsupported { joint, reason }) => {
+            assert_eq!(joint, "lShldr");
+            assert!(reason.contains("swing_twist"), "{reason}");
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("a swing-twist limit was taken"),
+    }
+}
+
+#[test]
+fn a_frame_of_the_wrong_size_is_an_error() {
+    let limits = vec![None, None];
+    let Some(mut gpu) = gpu_crowd(&limits, 3) else {
+        return;
+    };
+    let mut poses = vec![Quat::IDENTITY; 5];
+    match gpu.limit_frame(&mut poses) {
+        Err(GpuError::FrameSize {
+            expected: 6,
+            got: 5,
+        }) => {}
+        other => panic!("{other:?}"),
+    }
+    let mut poses = vec![Quat::from_rotation_x(0.3); 6];
+    assert_eq!(gpu.limit_frame(&mut poses).unwrap(), 0);
+    assert!(poses.iter().all(|q| *q == Quat::from_rotation_x(0.3)));
+}
