@@ -94,8 +94,14 @@ impl GpuCrowd {
         let adapter = find_adapter()?;
         let info = adapter.get_info();
         let adapter_name = format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type);
-        let slots = (characters * limits.len()).max(1);
-        let pose_bytes = (slots * 16) as u64;
+        let Some(slots) = characters.checked_mul(limits.len()) else {
+            return Err(GpuError::Device(format!(
+                "{characters} characters × {} joints is more than this machine can address",
+                limits.len()
+            )));
+        };
+        let slots = slots.max(1);
+        let pose_bytes = (slots as u64).saturating_mul(16);
         // The adapter's own limits: five storage buffers in one stage, and buffers as large as
         // it binds.
         let required_limits = adapter.limits();
@@ -277,7 +283,8 @@ impl GpuCrowd {
     }
 
     /// Waits for the GPU and reads the frame back (the last step of [`GpuCrowd::limit_frame`]);
-    /// returns how many joints were outside.
+    /// returns how many joints were outside. Before any [`GpuCrowd::run`] the frame is all
+    /// zeros.
     pub fn download(&mut self, poses: &mut [Quat]) -> Result<usize, GpuError> {
         let expected = self.characters * self.limits.len();
         if poses.len() != expected {

@@ -85,6 +85,9 @@ pub struct Crowd {
 impl Crowd {
     /// A crowd of `characters` characters of a skeleton whose joint `j` is limited by
     /// `limits[j]` (if any), with the default switch margin.
+    ///
+    /// # Panics
+    /// If characters × joints overflows `usize` (the histories could never be allocated).
     pub fn new(limits: Vec<Option<JointLimit>>, characters: usize) -> Crowd {
         let joints: Vec<CrowdJoint> = limits
             .into_iter()
@@ -93,7 +96,9 @@ impl Crowd {
                 limit,
             })
             .collect();
-        let slots = characters * joints.len();
+        let slots = characters
+            .checked_mul(joints.len())
+            .expect("characters × joints fits in memory");
         Crowd {
             joints,
             characters,

@@ -202,3 +202,28 @@ fn the_lane_test_passes_only_rotations_the_scalar_path_allows() {
     }
     assert!(tested_kinds >= 2);
 }
+
+#[test]
+fn quaternions_far_from_unit_length_match_a_limiter_too() {
+    let mut rng = Rng(0x5CA1E);
+    let characters = 64;
+    for region in LimitRegion::examples() {
+        let limits = skeleton_limits(&region, &mut rng);
+        let mut crowd = Crowd::new(limits.clone(), characters);
+        let mut limiters = vec![Limiter::new(limits.clone()); characters];
+        for scale in [1e-25f32, 1e-3, 1e3, 1e19, 3e19, f32::MAX] {
+            let poses: Vec<Quat> = (0..characters * limits.len())
+                .map(|_| rng.rotation() * scale)
+                .collect();
+            let mut expected = poses.clone();
+            for (c, limiter) in limiters.iter_mut().enumerate() {
+                limiter.limit_pose(&mut expected[c * limits.len()..(c + 1) * limits.len()]);
+            }
+            let mut got = poses;
+            crowd.limit_frame(&mut got);
+            for (a, b) in got.iter().zip(&expected) {
+                assert_eq!(bits(*a), bits(*b), "{}: scale {scale}", region.kind_name());
+            }
+        }
+    }
+}

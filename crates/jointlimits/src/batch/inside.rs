@@ -182,7 +182,14 @@ impl SurelyInside {
     #[inline(always)]
     fn test_lanes(&self, group: &[Quat; LANES]) -> [bool; LANES] {
         let relative = short_way(&multiply_left(self.reference_inverse, &load(group)));
-        match &self.test {
+        // Quaternions far from unit length (whose squares overflow or vanish) go the scalar way.
+        let mut well_scaled = [false; LANES];
+        for i in 0..LANES {
+            let (x, y, z, w) = (relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
+            let norm_squared = x * x + y * y + z * z + w * w;
+            well_scaled[i] = (1e-6..=1e6).contains(&norm_squared);
+        }
+        let inside = match &self.test {
             Test::Full(shape) => {
                 let mut inside = shape.holds(&logarithm(&relative));
                 for i in 0..LANES {
@@ -213,6 +220,7 @@ impl SurelyInside {
                 }
                 inside
             }
-        }
+        };
+        std::array::from_fn(|i| inside[i] & well_scaled[i])
     }
 }
