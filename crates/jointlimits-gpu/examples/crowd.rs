@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! cargo run --release --example crowd -- [--characters 10000] [--frames 120] [--noise 0.05]
-//!                                        [--threads N] [--shape ellipsoid|box|hull|...]
+//!                                        [--threads N] [--shape box|obb|ellipsoid|kdop13|hull|...]
 //! ```
 //!
 //! It then replays the first frames through a [`jointlimits::Limiter`] per character and checks
@@ -23,7 +23,6 @@ use std::time::{Duration, Instant};
 use crowd_scene::Scene;
 use jointlimits::fit::{FitOptions, ShapeKind};
 use jointlimits::rotation::angle_between;
-use jointlimits::shape::KdopDirections;
 use jointlimits::{Limiter, RotationLimit, SpaceKind};
 use jointlimits_gpu::GpuCrowd;
 
@@ -44,7 +43,8 @@ enum Request {
 }
 
 const USAGE: &str = "usage: crowd [--characters N] [--frames N] [--noise RAD] [--threads N] \
-                     [--shape ellipsoid|box|obb|kdop13|hull|reach-cone|table] [--swing-twist]";
+                     [--shape box|obb|ellipsoid|mvee|kdop3|kdop7|kdop13|hull|reach-cone|table] \
+                     [--swing-twist]";
 
 /// The most characters and threads the example takes.
 const MOST_CHARACTERS: usize = 1_000_000;
@@ -75,22 +75,13 @@ fn parse_options() -> Result<Request, String> {
             "--threads" => options.threads = Some((number(value()?)? as usize).max(1)),
             "--swing-twist" => options.space = SpaceKind::SwingTwist,
             "--shape" => {
-                options.shape = match value()?.as_str() {
-                    "box" => ShapeKind::Box,
-                    "obb" => ShapeKind::Obb,
-                    "ellipsoid" => ShapeKind::Ellipsoid,
-                    "kdop13" => ShapeKind::Kdop(KdopDirections::Thirteen),
-                    "hull" => ShapeKind::Hull,
-                    "reach-cone" => ShapeKind::ReachCone,
-                    "table" => ShapeKind::Table(64),
-                    other => return Err(format!("--shape: unknown shape {other}")),
-                }
+                options.shape = value()?.parse().map_err(|e| format!("--shape: {e}"))?;
             }
             "--help" | "-h" => return Ok(Request::Help),
             other => return Err(format!("unknown option {other} (try --help)")),
         }
     }
-    if matches!(options.shape, ShapeKind::ReachCone | ShapeKind::Table(_)) {
+    if options.shape.is_direction_kind() {
         options.space = SpaceKind::SwingTwist;
     }
     if options.characters > MOST_CHARACTERS {
