@@ -44,10 +44,12 @@ impl JointLimit {
         self.region.space()
     }
 
-    /// `reference⁻¹ · local` (in the cover of the input; limits treat both covers alike).
+    /// `reference⁻¹ · local` (in the cover of the input; limits treat both covers alike). A
+    /// `local` far from unit length (as far as overflowing its squares) is normalised first, so
+    /// every kind sees a unit rotation; one within 1e-3 of unit length is used as it is.
     #[inline]
     pub fn relative(&self, local: Quat) -> Quat {
-        self.reference.conjugate() * local
+        self.reference.conjugate() * crate::rotation::near_unit(local)
     }
 
     /// `reference · relative`: back to a local rotation.

@@ -5,7 +5,7 @@
 //! `w ≥ 0` turns by at most π ("the short way"), `-q` by `2π - angle` ("the long way"). Joint limits
 //! work on relative rotations, where this difference matters, so these helpers keep track of it.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec4};
 
 /// Below this vector-part length a rotation is treated as the identity (or as a full turn).
 const TINY: f32 = 1e-12;
@@ -228,6 +228,29 @@ pub fn rotation_between_units(a: Vec3, b: Vec3) -> Quat {
     // The half-way quaternion: (a × b, 1 + a·b) normalised turns by the angle between a and b.
     let axis = a.cross(b);
     Quat::from_xyzw(axis.x, axis.y, axis.z, 1.0 + cos).normalize()
+}
+
+/// `q` itself when its squared length is within 1e-3 of one (the rotations callers pass, kept
+/// bit for bit), else `q` normalised without overflow or underflow (scaled by its largest
+/// component first). A zero or non-finite `q` comes back as it is.
+#[inline]
+pub fn near_unit(q: Quat) -> Quat {
+    let squared = q.length_squared();
+    if (squared - 1.0).abs() <= 1e-3 {
+        return q;
+    }
+    normalise_any_scale(q)
+}
+
+/// The rare path of [`near_unit`].
+#[cold]
+fn normalise_any_scale(q: Quat) -> Quat {
+    let largest = Vec4::from(q).abs().max_element();
+    if !(largest.is_finite() && largest > 0.0) {
+        return q;
+    }
+    let scaled = q / largest;
+    scaled / scaled.length()
 }
 
 /// Returns `q` normalised, or `None` if any component is non-finite or it has (nearly) zero length.

@@ -9,6 +9,7 @@ use super::{ReachCone, TwistRange};
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::direction_twist;
 use crate::space::SpaceKind;
+use crate::twist::TwistMeasure;
 use crate::validation::{self, InvalidField};
 
 /// A joint limit made of a reach cone for the direction of the twist axis and swing-dependent
@@ -74,18 +75,40 @@ impl ReachConeLimit {
         let (nearest, edge) = self.cone.nearest_on_boundary(direction);
         // A point of edge `i` lies in slice `i` (at a corner, in both slices that share it,
         // where the limits agree).
-        let measure = self
-            .cone
-            .twist_limits_in_slice(nearest, edge)
-            .measure(twist);
-        self.moved(
-            relative,
-            twist,
-            direction,
-            nearest,
-            measure.turned,
-            measure.allowed,
-        )
+        self.onto_edge(relative, (twist, direction), nearest, edge, |range| {
+            range.measure(twist)
+        })
+    }
+
+    /// The answer moving the input (`twist`, `direction`) to the boundary point `to` of edge
+    /// `edge`, with the twist measured against the limits there by `turn`. Within the tolerance
+    /// the input stays; otherwise the twist aims inside the limits by their rounding margin
+    /// ([`super::ReachCone::twist_limits_on_edge`]), so the answer stays allowed when measured
+    /// again.
+    #[inline(always)]
+    fn onto_edge(
+        &self,
+        relative: Quat,
+        (twist, direction): (f32, Vec3),
+        to: Vec3,
+        edge: usize,
+        turn: impl Fn(&TwistRange) -> TwistMeasure,
+    ) -> Limited {
+        let (range, margin) = self.cone.twist_limits_on_edge(to, edge);
+        let measure = turn(&range);
+        let swing = direction_twist::angle(direction, to);
+        if swing * swing + measure.distance * measure.distance
+            <= BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE
+        {
+            return Limited::unchanged(relative, direction.extend(measure.turned));
+        }
+        let (low, high) = (range.min + margin, range.max - margin);
+        let aimed = if low <= high {
+            measure.allowed.clamp(low, high)
+        } else {
+            0.5 * (range.min + range.max)
+        };
+        self.moved(relative, twist, direction, to, measure.turned, aimed)
     }
 
     /// The result moving the input to the allowed `(to, allowed_twist)`.
@@ -140,9 +163,14 @@ impl RotationLimit for ReachConeLimit {
             let start = self.cone.slice_of(previous.truncate());
             self.cone.nearest_on_boundary_from(direction, start)
         };
+        if to != direction {
+            return self.onto_edge(relative, (twist, direction), to, slice, |range| {
+                range.measure_from(twist, previous.w)
+            });
+        }
         let range = self.cone.twist_limits_in_slice(to, slice);
         let measure = range.measure_from(twist, previous.w);
-        if to == direction && measure.distance <= BOUNDARY_TOLERANCE {
+        if measure.distance <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, direction.extend(measure.turned));
         }
         self.moved(

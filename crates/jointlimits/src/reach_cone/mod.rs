@@ -121,6 +121,14 @@ struct Slice {
     edge_sine: f32,
 }
 
+/// How far (radians) the direction of a rotation rebuilt from a boundary point may land from it:
+/// the f32 rounding of the half-way quaternion, worst where the point is far from the twist
+/// axis, with room to spare.
+const EDGE_ROUNDING: f32 = 2e-6;
+
+/// The most a projection's twist aims inside the limits on an edge (radians).
+const MAX_EDGE_MARGIN: f32 = 1e-4;
+
 /// A monotone stand-in for the angle of `(x, y)`, in `[0, 4)`: one quarter turn per unit,
 /// `|y|/(|x| + |y|)` folded by quadrant. One division instead of an arctangent; only order
 /// matters for finding slices.
@@ -550,6 +558,51 @@ impl ReachCone {
             min: w_this * a.min + w_next * b.min + w_visible * v.min,
             max: w_this * a.max + w_next * b.max + w_visible * v.max,
         }
+    }
+
+    /// The twist limits at `point`, a point of edge `i` (its nearest boundary point) where a
+    /// projection lands: slice `i`'s, narrowed to those of each neighbouring slice that also
+    /// holds `point` (at a corner the two interpolations agree only to rounding); and the margin
+    /// by which an answer there aims inside them, what the rounding of a rotation built there
+    /// can move them.
+    ///
+    /// The direction of a rotation rebuilt from `point` is only good to about
+    /// [`EDGE_ROUNDING`], and in a thin slice the interpolated limits can change tens of times
+    /// faster than the direction across the edge (the weight of `V` grows as
+    /// `edge height / (w(Pᵢ) + w(Pᵢ₊₁))`). The change over that distance, along and across the
+    /// edge, is measured: an answer aiming that far inside stays allowed when measured again,
+    /// at a cost of at most [`MAX_EDGE_MARGIN`] in nearness.
+    #[inline]
+    pub(crate) fn twist_limits_on_edge(&self, point: Vec3, i: usize) -> (TwistRange, f32) {
+        let n = self.boundary.len();
+        let limits_near = |at: Vec3| {
+            let mut range = self.twist_limits_in_slice(at, i);
+            for j in [(i + 1) % n, (i + n - 1) % n] {
+                if j == i || !self.in_slice(at, j) {
+                    continue;
+                }
+                let theirs = self.twist_limits_in_slice(at, j);
+                let both = TwistRange {
+                    min: range.min.max(theirs.min),
+                    max: range.max.min(theirs.max),
+                };
+                if both.min <= both.max {
+                    range = both;
+                }
+            }
+            range
+        };
+        let range = limits_near(point);
+        let across = self.slices[i].edge;
+        let along = across.cross(point);
+        let mut margin: f32 = 0.0;
+        for offset in [across, along, -along] {
+            let moved = limits_near((point + offset * EDGE_ROUNDING).normalize());
+            margin = margin
+                .max((moved.min - range.min).abs())
+                .max((moved.max - range.max).abs());
+        }
+        (range, (2.0 * margin).min(MAX_EDGE_MARGIN))
     }
 
     /// The sine of the angle of `direction` above slice `i`'s edge great circle (negative

@@ -1,8 +1,9 @@
 //! The boundary tolerance near a 180° swing, measured as a rotation.
 //!
-//! At a swing of exactly 180° about `u ⟂ a`, `swing(π·u) · twist(τ) = swing(π·R_a(−t/2)u) ·
-//! twist(τ + t)` for every `t`: turning the swing axis by `−t/2` about the twist axis and adding
-//! `t` to the twist gives the same rotation. Near it, with `κ = |(v·a, w)| = cos(swing/2)`, the
+//! At a swing of exactly 180° about `u ⟂ a`, `swing(π·u) · twist(τ) = swing(π·R_a(t/2)u) ·
+//! twist(τ + t)` for every `t`: turning the swing axis by `t/2` about the twist axis and adding
+//! `t` to the twist gives the same rotation (a half turn about `u` reverses `a`, so
+//! `R_a(φ)·swing(π·u)·R_a(−φ) = swing(π·u)·R_a(−2φ)`). Near it, with `κ = |(v·a, w)| = cos(swing/2)`, the
 //! same move changes the rotation by only about `κ·|t|`. So a rotation whose own swing-twist
 //! coordinates miss the region may still lie within [`BOUNDARY_TOLERANCE`] (as a rotation) of
 //! coordinates that are inside: this searches that one-parameter family, `|t| ≤ tolerance / κ`.
@@ -13,6 +14,10 @@ use crate::contract::{BOUNDARY_TOLERANCE, Limited, near_half_swing, settle};
 
 /// Samples of `t` tried on each side.
 const SAMPLES: usize = 16;
+
+/// Golden-section steps around the best sample: the bracket shrinks to `0.618³⁰ ≈ 5e-7` of
+/// two samples' spacing.
+const GOLDEN_STEPS: usize = 30;
 
 /// `limited` (the answer for `relative`, measured at the swing-plane point `swing` with the twist
 /// turn `twist`) turned into the input itself when the input swings near 180° and lies within the
@@ -40,6 +45,10 @@ pub(crate) fn settle_near_half_swing(
 /// Whether some member of the family through the swing-plane point `swing` and twist `twist`
 /// (module docs) within the tolerance of `relative` (twist axis `axis`) has
 /// `violation(swing′, twist′)` within the tolerance.
+///
+/// The window of members within the tolerance can be far narrower than the family's reach (its
+/// width is about the tolerance, the reach the tolerance over `κ`), so the family is sampled
+/// and the best sample's neighbourhood then searched by golden sections.
 fn within_tolerance_near_half_swing(
     relative: Quat,
     axis: Vec3,
@@ -50,11 +59,39 @@ fn within_tolerance_near_half_swing(
     let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
     let kappa = (along * along + relative.w * relative.w).sqrt();
     let reach = (BOUNDARY_TOLERANCE / kappa.max(1e-12)).min(std::f32::consts::PI);
-    (1..=SAMPLES).any(|k| {
-        let t = reach * k as f32 / SAMPLES as f32;
-        [t, -t].into_iter().any(|t| {
-            let turned = Vec2::from_angle(-0.5 * t).rotate(swing);
-            violation(turned, twist + t) <= BOUNDARY_TOLERANCE
-        })
-    })
+    let at = |t: f32| violation(Vec2::from_angle(0.5 * t).rotate(swing), twist + t);
+    let step = reach / SAMPLES as f32;
+    let (mut best_t, mut best) = (0.0, at(0.0));
+    for k in -(SAMPLES as i32)..=SAMPLES as i32 {
+        let t = step * k as f32;
+        let value = at(t);
+        if value < best {
+            (best_t, best) = (t, value);
+        }
+    }
+    if best <= BOUNDARY_TOLERANCE {
+        return true;
+    }
+    // Golden sections over the samples either side of the best.
+    let ratio = 0.5 * (5f32.sqrt() - 1.0);
+    let (mut low, mut high) = (best_t - step, best_t + step);
+    let (mut a, mut b) = (high - ratio * (high - low), low + ratio * (high - low));
+    let (mut fa, mut fb) = (at(a), at(b));
+    for _ in 0..GOLDEN_STEPS {
+        if fa.min(fb) <= BOUNDARY_TOLERANCE {
+            return true;
+        }
+        if fa < fb {
+            high = b;
+            (b, fb) = (a, fa);
+            a = high - ratio * (high - low);
+            fa = at(a);
+        } else {
+            low = a;
+            (a, fa) = (b, fb);
+            b = low + ratio * (high - low);
+            fb = at(b);
+        }
+    }
+    fa.min(fb) <= BOUNDARY_TOLERANCE
 }

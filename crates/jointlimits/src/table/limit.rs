@@ -68,6 +68,15 @@ pub struct TableLimit {
     twist_hull: TwistRange,
 }
 
+/// Whether a rotation whose direction is `outside_by` beyond the allowed directions (signed
+/// angular distance, negative inside) and whose twist is `twist_distance` from its range lies
+/// within [`BOUNDARY_TOLERANCE`] of the table, in the combined metric `√(α² + δ²)`.
+#[inline(always)]
+fn within_tolerance(outside_by: f32, twist_distance: f32) -> bool {
+    let swing = outside_by.max(0.0);
+    swing * swing + twist_distance * twist_distance <= BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE
+}
+
 impl TableLimit {
     /// The table of `resolution` cells per side about the unit `twist_axis` whose vertex at
     /// direction `d` holds `values(d)`; every value is moved onto its channel's 16-bit lattice.
@@ -243,14 +252,26 @@ impl TableLimit {
             return self.nearest(relative, &LimitContext::NONE);
         };
         let p = self.swing.map.to_square(direction);
-        if self.swing.distance.sample(p) <= 0.0 {
-            // The direction is allowed: only the twist can be outside.
+        let outside_by = self.swing.distance.sample(p);
+        if outside_by <= BOUNDARY_TOLERANCE {
             let measure = self.twist_range_at(p).measure_from(twist, previous.w);
-            return self.moved(relative, twist, direction, direction, measure);
+            if within_tolerance(outside_by, measure.distance) {
+                return Limited::unchanged(relative, direction.extend(measure.turned));
+            }
+            if outside_by <= 0.0 {
+                // The direction is allowed: only the twist is outside.
+                return self.moved(relative, twist, direction, direction, measure);
+            }
         }
         let arc = angle(from, direction);
         let steps = ((arc / (0.25 * self.cell_angle())).ceil() as usize).max(1);
-        let along = |t: f32| from.slerp(direction, t);
+        // The great arc from `from` to `direction` (any one when they are opposite), in unit
+        // directions.
+        let turn_axis = from
+            .cross(direction)
+            .try_normalize()
+            .unwrap_or_else(|| from.any_orthonormal_vector());
+        let along = |t: f32| (Quat::from_axis_angle(turn_axis, t * arc) * from).normalize();
         let mut inside = 0.0f32;
         let mut outside = 1.0f32;
         for k in 1..=steps {
@@ -292,11 +313,14 @@ impl TableLimit {
         both_sides: bool,
     ) -> Limited {
         let p = self.swing.map.to_square(direction);
-        let start = if self.swing.distance.sample(p) <= 0.0 {
+        let outside_by = self.swing.distance.sample(p);
+        if outside_by <= BOUNDARY_TOLERANCE {
             let measure = turn(&self.twist_range_at(p));
-            if measure.distance <= BOUNDARY_TOLERANCE {
+            if within_tolerance(outside_by, measure.distance) {
                 return Limited::unchanged(relative, direction.extend(measure.turned));
             }
+        }
+        let start = if outside_by <= 0.0 {
             direction
         } else {
             let seed = seed.map_or(p, |s| self.swing.map.to_square(s));
@@ -512,8 +536,9 @@ impl RotationLimit for TableLimit {
     fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
         let (twist, direction) = self.measure(relative);
         let p = self.swing.map.to_square(direction);
-        if self.swing.distance.sample(p) <= 0.0
-            && self.twist_range_at(p).measure(twist).distance <= BOUNDARY_TOLERANCE
+        let outside_by = self.swing.distance.sample(p);
+        if outside_by <= BOUNDARY_TOLERANCE
+            && within_tolerance(outside_by, self.twist_range_at(p).measure(twist).distance)
         {
             return true;
         }

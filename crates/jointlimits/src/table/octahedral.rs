@@ -22,6 +22,22 @@ pub struct OctahedralMap {
     pub basis: Mat3,
 }
 
+/// The square point that is the same direction as `p`, a point stepped past the square's edges
+/// by less than one: the map continues across each edge into its mirror image (the edge
+/// `u = 1` is one half great circle, with `(1, v)` and `(1, −v)` one direction), so a step
+/// across it lands at `(2 − u, −v)`. Points inside the square come back unchanged.
+#[inline]
+pub fn wrapped(p: Vec2) -> Vec2 {
+    let mut p = p;
+    if p.x.abs() > 1.0 {
+        p = Vec2::new((2.0 - p.x.abs()).copysign(p.x), -p.y);
+    }
+    if p.y.abs() > 1.0 {
+        p = Vec2::new(-p.x, (2.0 - p.y.abs()).copysign(p.y));
+    }
+    p.clamp(Vec2::splat(-1.0), Vec2::splat(1.0))
+}
+
 impl OctahedralMap {
     /// The square point of the unit `direction`.
     #[inline]
@@ -81,6 +97,37 @@ mod tests {
         OctahedralMap {
             basis: swing_basis(Vec3::new(0.3, -0.8, 0.5).normalize()),
         }
+    }
+
+    #[test]
+    fn a_step_across_an_edge_continues_on_the_other_side() {
+        let map = map();
+        for (p, step) in [
+            (Vec2::new(0.99, 0.3), Vec2::new(0.02, 0.005)),
+            (Vec2::new(-0.99, -0.6), Vec2::new(-0.02, 0.01)),
+            (Vec2::new(0.2, 0.99), Vec2::new(-0.005, 0.02)),
+            (Vec2::new(-0.7, -0.99), Vec2::new(0.01, -0.02)),
+            (Vec2::new(0.99, 0.98), Vec2::new(0.02, 0.03)),
+        ] {
+            // Walking across the edge in small steps, the direction moves by about the same
+            // amount each step: no jump where the square folds.
+            let at = |k: usize| map.to_sphere(wrapped(p + step * (k as f32 / 100.0)));
+            let gaps: Vec<f32> = (0..100).map(|k| (at(k) - at(k + 1)).length()).collect();
+            let mean = gaps.iter().sum::<f32>() / gaps.len() as f32;
+            let largest = gaps.iter().copied().fold(0.0, f32::max);
+            let smallest = gaps.iter().copied().fold(f32::INFINITY, f32::min);
+            assert!(
+                largest < 3.0 * mean,
+                "{p} + {step}: gap {largest} vs mean {mean}"
+            );
+            // Not stuck on the edge either (as clamping to the square would leave it).
+            assert!(
+                smallest > mean / 3.0,
+                "{p} + {step}: gap {smallest} vs mean {mean}"
+            );
+            assert!(mean > 1e-5, "{p} + {step}: no motion");
+        }
+        assert_eq!(wrapped(Vec2::new(0.3, -0.2)), Vec2::new(0.3, -0.2));
     }
 
     #[test]

@@ -16,7 +16,7 @@ use glam::{Vec2, Vec3};
 
 use super::boundary::{BoundaryChains, cell_of};
 use super::grid::VertexGrid;
-use super::octahedral::OctahedralMap;
+use super::octahedral::{OctahedralMap, wrapped};
 use crate::region::swing_basis;
 
 /// Newton steps onto the boundary curve.
@@ -108,7 +108,7 @@ impl SwingSet {
             if squared < 1e-12 {
                 break;
             }
-            p = (p - gradient * (value / squared)).clamp(Vec2::splat(-1.0), Vec2::splat(1.0));
+            p = wrapped(p - gradient * (value / squared));
         }
         p
     }
@@ -182,8 +182,8 @@ impl SwingSet {
     }
 
     /// The direction at the curve point `p`, stepped just inside: Newton steps onto a level a
-    /// hair below zero, and if rounding still leaves it outside, bisection towards the most
-    /// inside corner of its cell.
+    /// hair below zero (continuing across the square's folded edges), and if rounding still
+    /// leaves it outside, bisection towards the nearest allowed grid vertex.
     #[inline]
     fn inside_at(&self, p: Vec2) -> Vec3 {
         let mut at = p;
@@ -197,26 +197,16 @@ impl SwingSet {
             if squared < 1e-12 {
                 break;
             }
-            at = (at - gradient * (value / squared)).clamp(Vec2::splat(-1.0), Vec2::splat(1.0));
+            at = wrapped(at - gradient * (value / squared));
         }
         let direction = self.map.to_sphere(at);
         if self.contains(direction) {
             return direction;
         }
-        let n = self.distance.resolution;
-        let corners = super::boundary::cell_corner_vertices(n, at);
-        let (corner, value) = corners
-            .into_iter()
-            .map(|v| (v, self.distance.values[v]))
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .expect("four corners");
-        if value > 0.0 {
+        let Some(mut inside) = self.nearest_allowed_vertex(direction) else {
+            // Nothing is allowed (validation refuses such sets): answer the input.
             return direction;
-        }
-        let side = n + 1;
-        let mut inside =
-            self.map
-                .to_sphere(VertexGrid::vertex_position(n, corner % side, corner / side));
+        };
         let mut outside = direction;
         for _ in 0..32 {
             let middle = (inside + outside).normalize();
@@ -227,6 +217,27 @@ impl SwingSet {
             }
         }
         inside
+    }
+}
+
+impl SwingSet {
+    /// The allowed grid vertex nearest the unit `direction` (`None` when no vertex is allowed):
+    /// a rare fallback, so a plain scan.
+    #[cold]
+    fn nearest_allowed_vertex(&self, direction: Vec3) -> Option<Vec3> {
+        let n = self.distance.resolution;
+        let side = n + 1;
+        self.distance
+            .values
+            .iter()
+            .enumerate()
+            .filter(|(_, value)| **value <= 0.0)
+            .map(|(v, _)| {
+                let p = VertexGrid::vertex_position(n, v % side, v / side);
+                self.map.to_sphere(p)
+            })
+            .filter(|&d| self.contains(d))
+            .max_by(|a, b| a.dot(direction).total_cmp(&b.dot(direction)))
     }
 }
 
