@@ -2,7 +2,10 @@
 
 use anyhow::Result;
 use jointlimits::RotationLimit;
-use jointlimits::fit::{FitOptions, ReferenceChoice, ShapeKind, fit_skeleton_limits};
+use jointlimits::fit::{
+    FitOptions, JointCalibration, ReferenceChoice, ShapeKind, fit_calibrated_skeleton_limits,
+    fit_skeleton_limits,
+};
 use jointlimits::{Motion, SpaceKind};
 use jointlimits_io::write_limits_file;
 use std::path::{Path, PathBuf};
@@ -27,8 +30,14 @@ const SHAPE_NAMES: [&str; 11] = [
     "table",
 ];
 
-/// Runs `jointlimits fit`.
-pub fn run(clip_paths: &[PathBuf], out: &Path, options: FitOptions) -> Result<()> {
+/// Runs `jointlimits fit`; with `accept`, each joint's padding is calibrated to accept that share
+/// of unseen frames and the calibration is printed.
+pub fn run(
+    clip_paths: &[PathBuf],
+    out: &Path,
+    options: FitOptions,
+    accept: Option<f64>,
+) -> Result<()> {
     let started = Instant::now();
     let clips = Clips::read(clip_paths)?;
     let inputs: Vec<&Path> = clip_paths.iter().map(PathBuf::as_path).collect();
@@ -36,13 +45,19 @@ pub fn run(clip_paths: &[PathBuf], out: &Path, options: FitOptions) -> Result<()
     let skeleton = clips.skeleton();
     let motions: Vec<&Motion> = clips.motions.iter().collect();
     let progress = Progress::bar("fitting", skeleton.len().saturating_sub(1) as u64, "joints");
-    let limits = fit_skeleton_limits(skeleton, &motions, &options, &|name| {
+    let step = |name: &str| {
         progress.say(name);
         progress.step();
-    });
+    };
+    let fitted = match accept {
+        Some(share) => fit_calibrated_skeleton_limits(skeleton, &motions, &options, share, &step)
+            .map(|(limits, calibrations)| (limits, Some(calibrations))),
+        None => fit_skeleton_limits(skeleton, &motions, &options, &step).map(|l| (l, None)),
+    };
     drop(progress);
+    let (limits, calibrations) = fitted?;
     // Recorded as files hold it, so that the limits match this clip and every clip written from it.
-    let limits = limits?.for_skeleton(&clips.files[0].skeleton_as_written());
+    let limits = limits.for_skeleton(&clips.files[0].skeleton_as_written());
     write_limits_file(out, &limits)?;
     let frames: usize = motions
         .iter()
@@ -67,7 +82,57 @@ pub fn run(clip_paths: &[PathBuf], out: &Path, options: FitOptions) -> Result<()
         started.elapsed().as_secs_f64(),
         out.display()
     );
+    if let Some(calibrations) = calibrations {
+        print_calibrations(&calibrations);
+    }
     Ok(())
+}
+
+/// The per-joint table of `fit --accept`, and the means.
+fn print_calibrations(calibrations: &[JointCalibration]) {
+    let Some(first) = calibrations.first() else {
+        return;
+    };
+    println!(
+        "calibrated to accept {:.2}% of unseen frames ({} folds):",
+        first.accept * 100.0,
+        first.folds
+    );
+    let width = calibrations
+        .iter()
+        .map(|c| c.joint.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    println!(
+        "  {:width$}  padding°  validated acceptance  random rotations accepted",
+        "joint"
+    );
+    for c in calibrations {
+        println!(
+            "  {:width$}  {:8.2}  {:>20}  {:>25}",
+            c.joint,
+            c.padding.to_degrees(),
+            if c.validated_acceptance.is_nan() {
+                "too few frames".to_string()
+            } else {
+                format!("{:.2}%", c.validated_acceptance * 100.0)
+            },
+            format!("{:.3}%", c.random_acceptance * 100.0)
+        );
+    }
+    let validated: Vec<f64> = calibrations
+        .iter()
+        .map(|c| c.validated_acceptance)
+        .filter(|a| !a.is_nan())
+        .collect();
+    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len().max(1) as f64;
+    let random: Vec<f64> = calibrations.iter().map(|c| c.random_acceptance).collect();
+    println!(
+        "  mean over joints: validated acceptance {:.2}%, random rotations accepted {:.3}%",
+        mean(&validated) * 100.0,
+        mean(&random) * 100.0
+    );
 }
 
 /// `full` or `swing-twist`.

@@ -84,6 +84,12 @@ enum Command {
         /// Subsampling distance in limit space, radians (0 keeps every sample; at most π).
         #[arg(long, default_value_t = 0.05, value_parser = parse_subsample, allow_hyphen_values = true)]
         subsample: f64,
+        /// Calibrate each joint's margin so that this share of unseen natural frames is
+        /// accepted (for example 0.99), by cross-validation over the clips (each held out in
+        /// turn; a single clip is cut into 4 blocks). The padding becomes the least room;
+        /// the validated acceptance and tightness are printed per joint.
+        #[arg(long, value_parser = parse_accept)]
+        accept: Option<f64>,
     },
     /// Bake limits of any kind into lookup tables (`space: "table"`) and report, per joint, how
     /// far each table disagrees with the original on random directions and rotations.
@@ -355,6 +361,18 @@ fn number_within(text: &str, min: f64, max: f64, unit: &str) -> Result<f64, Stri
     }
 }
 
+/// `fit --accept`: a share of frames in (0, 1].
+fn parse_accept(text: &str) -> Result<f64, String> {
+    let share: f64 = text
+        .parse()
+        .map_err(|_| format!("expected a share such as 0.99, found {text:?}"))?;
+    if share > 0.0 && share <= 1.0 {
+        Ok(share)
+    } else {
+        Err(format!("{text} is not a share of frames in (0, 1]"))
+    }
+}
+
 /// `check --tolerance`: degrees, 0 to 360.
 fn parse_tolerance(text: &str) -> Result<f64, String> {
     number_within(text, 0.0, 360.0, "degrees")
@@ -402,6 +420,7 @@ fn main() -> ExitCode {
             reference,
             subsample,
             resolution,
+            accept,
         } => {
             let shape = match shape {
                 ShapeKind::Table(_) => ShapeKind::Table(resolution),
@@ -416,7 +435,7 @@ fn main() -> ExitCode {
                 skip_frames,
                 softening: None,
             };
-            fit::run(&clips, &out, options).map(|()| true)
+            fit::run(&clips, &out, options, accept).map(|()| true)
         }
         Command::Bake {
             limits,

@@ -353,6 +353,39 @@ pub fn fit_skeleton_limits(
     options: &FitOptions,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<crate::SkeletonLimits, FitLimitsError> {
+    let limits = fit_each_joint(skeleton, clips, options, progress, &|joint| {
+        fit_joint_limit(
+            joint.name,
+            joint.reference,
+            &joint.relative,
+            joint.twist_axis,
+            options,
+        )
+    })?;
+    Ok(crate::SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton))
+}
+
+/// What fitting one joint starts from.
+pub(crate) struct JointSamples<'a> {
+    /// The joint's name.
+    pub name: &'a str,
+    /// The rotation its samples are measured from.
+    pub reference: glam::Quat,
+    /// Its reference-relative, unrolled rotations, one vector per clip.
+    pub relative: Vec<Vec<glam::Quat>>,
+    /// Its twist axis.
+    pub twist_axis: Vec3,
+}
+
+/// Checks the clips against `skeleton` and `options`, then runs `fit` on every joint but the
+/// root, in parallel, in skeleton order; `progress` is called once per finished joint.
+pub(crate) fn fit_each_joint<T: Send>(
+    skeleton: &Skeleton,
+    clips: &[&Motion],
+    options: &FitOptions,
+    progress: &(dyn Fn(&str) + Sync),
+    fit: &(dyn Fn(JointSamples) -> Result<T, FitLimitsError> + Sync),
+) -> Result<Vec<T>, FitLimitsError> {
     options.validate()?;
     for (clip, motion) in clips.iter().enumerate() {
         if motion.joint_count != skeleton.len() {
@@ -378,7 +411,7 @@ pub fn fit_skeleton_limits(
     let joints: Vec<usize> = (0..skeleton.len())
         .filter(|&j| skeleton.joints()[j].parent.is_some())
         .collect();
-    let limits = joints
+    joints
         .par_iter()
         .map(|&j| {
             let joint = &skeleton.joints()[j];
@@ -390,10 +423,14 @@ pub fn fit_skeleton_limits(
                 options.skip_frames,
             )?;
             let relative = relative_rotations(j, reference, clips, options.skip_frames);
-            let limit = fit_joint_limit(&joint.name, reference, &relative, twist_axes[j], options);
+            let fitted = fit(JointSamples {
+                name: &joint.name,
+                reference,
+                relative,
+                twist_axis: twist_axes[j],
+            });
             progress(&joint.name);
-            limit
+            fitted
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(crate::SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton))
+        .collect()
 }

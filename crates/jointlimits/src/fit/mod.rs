@@ -3,6 +3,7 @@
 //!
 //! Fitting runs in f64 and may allocate; runtime enforcement is elsewhere and does neither.
 
+pub mod calibrate;
 pub mod convex_hull;
 pub mod eigen;
 pub mod halfspace_intersection;
@@ -12,6 +13,7 @@ pub mod samples;
 pub mod subsample;
 pub mod table;
 
+pub use calibrate::{JointCalibration, fit_calibrated_skeleton_limits};
 pub use eigen::{SymmetricEigen, symmetric_eigen};
 pub use limits::{
     FitLimitsError, FitOptions, ShapeKind, fit_joint_limit, fit_shape, fit_skeleton_limits,

@@ -1,0 +1,270 @@
+//! Calibrated margins: for each joint, the padding under which a chosen share `P` of unseen
+//! natural frames is accepted, found by cross-validation over the clips given.
+//!
+//! The clips are split into folds: each clip held out in turn when there are two or more, else
+//! [`TIME_BLOCKS`] contiguous blocks of the one clip. For each fold the joint is fitted on the
+//! rest at the base padding, and every held-out frame's violation (its distance to the fitted
+//! region in the kind's own metric, 0 inside) is recorded. The margin is the `P`-quantile of those
+//! violations: the region grown by it holds a share `P` of frames the fit did not see. Every
+//! fitted kind pads by growing outwards by its padding in that same metric (box and k-DOP faces
+//! move out, ellipsoid semi-axes grow, twist intervals widen, reach cones and tables grow their
+//! angular radius), so the grown region holds each of those frames' nearest points' neighbourhood
+//! and the share carries over. The joint is then fitted on every clip with padding
+//! `base + margin`, and the folds are fitted again at that padding to report the acceptance
+//! actually reached on their held-out frames.
+
+use glam::{Quat, Vec3};
+
+use super::limits::{FitLimitsError, FitOptions, fit_each_joint, fit_joint_limit};
+use crate::measure::tightness::rotation_acceptance;
+use crate::{JointLimit, Motion, Skeleton, SkeletonLimits};
+
+/// Blocks a single clip is cut into for cross-validation.
+pub const TIME_BLOCKS: usize = 4;
+
+/// Bisection steps of the margin search when the quantile margin falls short.
+const MARGIN_BISECTIONS: usize = 8;
+
+/// Random rotations on which the tightness of a calibrated limit is measured.
+const TIGHTNESS_SAMPLES: usize = 20_000;
+
+/// What the calibration of one joint found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JointCalibration {
+    /// The joint.
+    pub joint: String,
+    /// The share of unseen frames asked for.
+    pub accept: f64,
+    /// The padding chosen: the base padding plus the margin, radians.
+    pub padding: f64,
+    /// Folds the clips were split into (0 when there were too few frames to validate; then the
+    /// padding is the base padding).
+    pub folds: usize,
+    /// Held-out frames over all folds.
+    pub held_out: usize,
+    /// The share of held-out frames inside the limits fitted without them at the chosen padding.
+    pub validated_acceptance: f64,
+    /// The share of Haar-random rotations the final limit accepts (its tightness).
+    pub random_acceptance: f64,
+}
+
+/// One fold: the clips (or blocks) fitted on, and the rotations held out.
+type Fold = (Vec<Vec<Quat>>, Vec<Quat>);
+
+/// The folds of one joint's per-clip rotations (module docs): empty when a single clip has fewer
+/// than two frames per block.
+fn folds(relative: &[Vec<Quat>]) -> Vec<Fold> {
+    let clips: Vec<&Vec<Quat>> = relative.iter().filter(|c| !c.is_empty()).collect();
+    if clips.len() >= 2 {
+        return (0..clips.len())
+            .map(|out| {
+                let rest = (0..clips.len())
+                    .filter(|&i| i != out)
+                    .map(|i| clips[i].clone())
+                    .collect();
+                (rest, clips[out].clone())
+            })
+            .collect();
+    }
+    let Some(clip) = clips.first() else {
+        return Vec::new();
+    };
+    let block = clip.len() / TIME_BLOCKS;
+    if block < 2 {
+        return Vec::new();
+    }
+    let bounds = |b: usize| {
+        (
+            b * block,
+            if b + 1 == TIME_BLOCKS {
+                clip.len()
+            } else {
+                (b + 1) * block
+            },
+        )
+    };
+    (0..TIME_BLOCKS)
+        .map(|out| {
+            let (start, end) = bounds(out);
+            // The frames before and after the held-out block, each a contiguous run.
+            let rest = [&clip[..start], &clip[end..]]
+                .into_iter()
+                .filter(|run| !run.is_empty())
+                .map(<[Quat]>::to_vec)
+                .collect();
+            (rest, clip[start..end].to_vec())
+        })
+        .collect()
+}
+
+/// The smallest value `m` of `values` with a share of at least `share` of them `≤ m`.
+fn quantile(values: &mut [f32], share: f64) -> f32 {
+    values.sort_by(f32::total_cmp);
+    let rank = ((share * values.len() as f64).ceil() as usize).clamp(1, values.len());
+    values[rank - 1]
+}
+
+/// The share of `held_out` rotations `limit` allows.
+fn acceptance(limit: &JointLimit, held_out: &[Quat]) -> (usize, usize) {
+    let inside = held_out
+        .iter()
+        .filter(|&&q| limit.limit_relative(q).inside)
+        .count();
+    (inside, held_out.len())
+}
+
+/// Fits one joint like [`fit_joint_limit`] with its padding calibrated so that a share `accept`
+/// (in `(0, 1]`) of unseen frames is accepted (module docs), and reports what was found.
+pub fn fit_calibrated_joint_limit(
+    name: &str,
+    reference: Quat,
+    relative: &[Vec<Quat>],
+    twist_axis: Vec3,
+    options: &FitOptions,
+    accept: f64,
+) -> Result<(JointLimit, JointCalibration), FitLimitsError> {
+    let folds = folds(relative);
+    let mut violations = Vec::new();
+    for (rest, held_out) in &folds {
+        let limit = fit_joint_limit(name, reference, rest, twist_axis, options)?;
+        violations.extend(held_out.iter().map(|&q| {
+            let limited = limit.limit_relative(q);
+            if limited.inside {
+                0.0
+            } else {
+                limited.violation
+            }
+        }));
+    }
+    let quantile_margin = if violations.is_empty() {
+        0.0
+    } else {
+        f64::from(quantile(&mut violations, accept))
+    };
+    // The options at `margin` over the base padding, and the held-out frames the folds fitted
+    // with them accept.
+    let validate = |margin: f64| -> Result<(FitOptions, usize, usize), FitLimitsError> {
+        let padded = FitOptions {
+            padding: (options.padding + margin).min(FitOptions::MAX_DISTANCE),
+            ..*options
+        };
+        let (mut inside, mut held) = (0, 0);
+        for (rest, held_out) in &folds {
+            let limit = fit_joint_limit(name, reference, rest, twist_axis, &padded)?;
+            let (i, n) = acceptance(&limit, held_out);
+            (inside, held) = (inside + i, held + n);
+        }
+        Ok((padded, inside, held))
+    };
+    let reached = |(_, inside, held): &(FitOptions, usize, usize)| {
+        *inside as f64 >= accept * *held as f64 - 1e-9
+    };
+    let mut best = validate(quantile_margin)?;
+    if !reached(&best) {
+        // A kind's padding does not always grow it by the full margin in its own metric (a
+        // subsampled hull, a table's cells): search upwards for a margin that reaches the share.
+        let (mut low, mut high) = (quantile_margin, quantile_margin.max(0.005));
+        let mut found = None;
+        while found.is_none() && low < FitOptions::MAX_DISTANCE {
+            high = (2.0 * high).min(FitOptions::MAX_DISTANCE);
+            let at = validate(high)?;
+            if reached(&at) {
+                found = Some(at);
+            } else {
+                low = high;
+            }
+        }
+        if let Some(mut upper) = found {
+            for _ in 0..MARGIN_BISECTIONS {
+                let middle = 0.5 * (low + high);
+                let at = validate(middle)?;
+                if reached(&at) {
+                    (high, upper) = (middle, at);
+                } else {
+                    low = middle;
+                }
+            }
+            best = upper;
+        }
+    }
+    let (padded, inside, held) = best;
+    let limit = fit_joint_limit(name, reference, relative, twist_axis, &padded)?;
+    let random_acceptance = rotation_acceptance(&limit.region, TIGHTNESS_SAMPLES, 0x7157);
+    let calibration = JointCalibration {
+        joint: name.to_string(),
+        accept,
+        padding: padded.padding,
+        folds: folds.len(),
+        held_out: held,
+        validated_acceptance: if held == 0 {
+            f64::NAN
+        } else {
+            inside as f64 / held as f64
+        },
+        random_acceptance,
+    };
+    Ok((limit, calibration))
+}
+
+/// Fits every joint of `skeleton` but the root like [`super::fit_skeleton_limits`], each with
+/// its padding calibrated so that a share `accept` of unseen frames is accepted (module docs);
+/// returns the limits and each joint's calibration, in the limits' order.
+pub fn fit_calibrated_skeleton_limits(
+    skeleton: &Skeleton,
+    clips: &[&Motion],
+    options: &FitOptions,
+    accept: f64,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(SkeletonLimits, Vec<JointCalibration>), FitLimitsError> {
+    if !(accept > 0.0 && accept <= 1.0) {
+        return Err(FitLimitsError::Option {
+            option: "accept",
+            problem: format!("{accept}; it is a share of frames in (0, 1]"),
+        });
+    }
+    let fitted = fit_each_joint(skeleton, clips, options, progress, &|joint| {
+        fit_calibrated_joint_limit(
+            joint.name,
+            joint.reference,
+            &joint.relative,
+            joint.twist_axis,
+            options,
+            accept,
+        )
+    })?;
+    let (limits, calibrations) = fitted.into_iter().unzip();
+    let limits = SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton);
+    Ok((limits, calibrations))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_count_from_the_smallest() {
+        let mut values = vec![0.3, 0.0, 0.1, 0.2, 0.0];
+        assert_eq!(quantile(&mut values, 0.4), 0.0);
+        assert_eq!(quantile(&mut values, 0.6), 0.1);
+        assert_eq!(quantile(&mut values, 1.0), 0.3);
+        assert_eq!(quantile(&mut values, 1e-9), 0.0);
+    }
+
+    #[test]
+    fn one_clip_is_cut_into_blocks_and_several_are_held_out_in_turn() {
+        let clip = |n: usize, angle: f32| vec![Quat::from_rotation_x(angle); n];
+        let single = folds(&[clip(40, 0.1)]);
+        assert_eq!(single.len(), TIME_BLOCKS);
+        for (rest, held_out) in &single {
+            assert_eq!(
+                rest.iter().map(Vec::len).sum::<usize>() + held_out.len(),
+                40
+            );
+        }
+        assert!(folds(&[clip(7, 0.1)]).is_empty());
+        let several = folds(&[clip(5, 0.1), Vec::new(), clip(3, 0.2)]);
+        assert_eq!(several.len(), 2);
+        assert_eq!(several[0].1.len(), 5);
+        assert_eq!(several[1].0, vec![clip(5, 0.1)]);
+    }
+}
