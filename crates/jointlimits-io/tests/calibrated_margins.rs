@@ -1,0 +1,121 @@
+//! Calibrated margins (`fit --accept P`) on real clips, judged on clips the calibration never
+//! saw: for each CMU DAZ fixture held out in turn, limits are calibrated on the other three and
+//! the share of the held-out clip's joint-frames they accept is measured, next to the share the
+//! default fit (2° padding) accepts and the share of random rotations each accepts.
+
+use jointlimits::fit::{
+    FitOptions, ShapeKind, fit_calibrated_skeleton_limits, fit_skeleton_limits,
+};
+use jointlimits::measure::tightness::rotation_acceptance;
+use jointlimits::{Motion, SkeletonLimits, SpaceKind};
+use jointlimits_io::read_bvh_file;
+use jointlimits_testdata::fixture;
+
+const CLIPS: [&str; 4] = [
+    "cmu_daz/indian_13.bvh",
+    "cmu_daz/martial_04.bvh",
+    "cmu_daz/martial_07.bvh",
+    "cmu_daz/salsa_10.bvh",
+];
+
+/// The mean over joints of the share of `clip`'s frames (after `skip`) each joint's limit
+/// accepts, and the share of frames with every joint inside.
+fn acceptance(
+    limits: &SkeletonLimits,
+    skeleton: &jointlimits::Skeleton,
+    clip: &Motion,
+    skip: usize,
+) -> (f64, f64) {
+    let limiter = limits.bind(skeleton).unwrap();
+    let joints: Vec<(usize, &jointlimits::JointLimit)> = (0..limiter.joint_count())
+        .filter_map(|j| limiter.joint_limit(j).map(|l| (j, l)))
+        .collect();
+    let frames = skip..clip.frame_count();
+    let mut per_joint = vec![0usize; joints.len()];
+    let mut all_inside = 0;
+    for frame in frames.clone() {
+        let rotations = clip.frame_rotations(frame);
+        let mut every = true;
+        for (k, (j, limit)) in joints.iter().enumerate() {
+            if limit.contains(rotations[*j]) {
+                per_joint[k] += 1;
+            } else {
+                every = false;
+            }
+        }
+        all_inside += usize::from(every);
+    }
+    let n = frames.len() as f64;
+    let mean = per_joint.iter().map(|&c| c as f64 / n).sum::<f64>() / joints.len() as f64;
+    (mean, all_inside as f64 / n)
+}
+
+fn random_acceptance(limits: &SkeletonLimits) -> f64 {
+    limits
+        .joints
+        .iter()
+        .map(|l| rotation_acceptance(&l.region, 20_000, 7))
+        .sum::<f64>()
+        / limits.joints.len() as f64
+}
+
+#[test]
+fn calibrated_limits_accept_the_share_asked_of_a_clip_they_never_saw() {
+    let mut clips = Vec::new();
+    for name in CLIPS {
+        let Some(path) = fixture(name) else { return };
+        clips.push(read_bvh_file(&path).unwrap());
+    }
+    let skeleton = &clips[0].skeleton;
+    let motions: Vec<Motion> = clips.iter().map(|c| c.to_motion()).collect();
+    let skip = 5;
+    let options = FitOptions {
+        space: SpaceKind::Full,
+        shape: ShapeKind::Ellipsoid,
+        skip_frames: skip,
+        ..FitOptions::default()
+    };
+    let (mut calibrated, mut default) = (Vec::new(), Vec::new());
+    for held_out in 0..motions.len() {
+        let rest: Vec<&Motion> = (0..motions.len())
+            .filter(|&i| i != held_out)
+            .map(|i| &motions[i])
+            .collect();
+        let (limits, calibrations) =
+            fit_calibrated_skeleton_limits(skeleton, &rest, &options, 0.99, &|_| {}).unwrap();
+        // On the clips it was calibrated on, the cross-validated share reached is the one asked.
+        for c in &calibrations {
+            assert!(
+                c.validated_acceptance.is_nan() || c.validated_acceptance >= 0.99 - 1e-9,
+                "{}: {}",
+                c.joint,
+                c.validated_acceptance
+            );
+        }
+        let plain = fit_skeleton_limits(skeleton, &rest, &options, &|_| {}).unwrap();
+        let (a, f) = acceptance(&limits, skeleton, &motions[held_out], skip);
+        let (pa, pf) = acceptance(&plain, skeleton, &motions[held_out], skip);
+        let (ra, pr) = (random_acceptance(&limits), random_acceptance(&plain));
+        println!(
+            "{} held out: calibrated {:.2}% of joint-frames ({:.1}% frames all inside, {:.3}% random); \
+             2° padding {:.2}% ({:.1}%, {:.3}% random)",
+            CLIPS[held_out],
+            a * 100.0,
+            f * 100.0,
+            ra * 100.0,
+            pa * 100.0,
+            pf * 100.0,
+            pr * 100.0
+        );
+        calibrated.push(a);
+        default.push(pa);
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    println!(
+        "mean per-joint acceptance of the held-out clip: calibrated {:.2}%, 2° padding {:.2}%",
+        mean(&calibrated) * 100.0,
+        mean(&default) * 100.0
+    );
+    assert!(mean(&calibrated) > mean(&default));
+    assert!(mean(&calibrated) >= 0.99, "{}", mean(&calibrated));
+}
