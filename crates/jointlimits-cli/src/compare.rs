@@ -7,7 +7,7 @@
 //! clip (tightness, optimality, continuity, cost) are taken on limits fitted to every clip.
 
 use anyhow::{Result, bail};
-use jointlimits::fit::{FitOptions, ShapeKind, fit_skeleton_limits};
+use jointlimits::fit::{FitOptions, ShapeKind, fit_calibrated_skeleton_limits, fit_skeleton_limits};
 use jointlimits::measure::EvaluationOptions;
 use jointlimits::{Motion, Skeleton, SkeletonLimits, SpaceKind};
 use serde::Serialize;
@@ -142,15 +142,23 @@ fn folds(clips: &[Motion], holdout: &[Motion]) -> (Vec<Fold>, String) {
     )
 }
 
-/// Fits `options` to `clips`, restricted to the joints in `only` (all when empty).
+/// Fits `options` to `clips` (with margins calibrated to accept the share `accept` of unseen
+/// frames when given, by cross-validation over `clips` alone), restricted to the joints in
+/// `only` (all when empty).
 fn fit(
     skeleton: &Skeleton,
     clips: &[Motion],
     options: &FitOptions,
+    accept: Option<f64>,
     only: &[String],
 ) -> Result<SkeletonLimits> {
     let refs: Vec<&Motion> = clips.iter().collect();
-    let mut limits = fit_skeleton_limits(skeleton, &refs, options, &|_| {})?;
+    let mut limits = match accept {
+        Some(share) => {
+            fit_calibrated_skeleton_limits(skeleton, &refs, options, share, &|_| {})?.0
+        }
+        None => fit_skeleton_limits(skeleton, &refs, options, &|_| {})?,
+    };
     if !only.is_empty() {
         limits.joints.retain(|l| only.contains(&l.joint));
     }
@@ -163,12 +171,13 @@ fn compare_kind(
     clips: &[Motion],
     folds: &[Fold],
     options: &FitOptions,
+    accept: Option<f64>,
     only: &[String],
     evaluation: &EvaluationOptions,
 ) -> Result<KindMeasures> {
     let (mut frames, mut all_inside, mut joint_frames, mut joint_frames_outside) = (0, 0, 0, 0);
     for fold in folds {
-        let limits = fit(skeleton, &fold.training, options, only)?;
+        let limits = fit(skeleton, &fold.training, options, accept, only)?;
         let heldout: Vec<&Motion> = fold.heldout.iter().collect();
         let report = measure(&limits, skeleton, &heldout, 0.0, false)?;
         frames += report.frames;
@@ -181,7 +190,7 @@ fn compare_kind(
             .sum::<usize>();
     }
     let started = Instant::now();
-    let limits = fit(skeleton, clips, options, only)?;
+    let limits = fit(skeleton, clips, options, accept, only)?;
     let fit_ms = started.elapsed().as_secs_f64() * 1e3;
     let report = evaluate(&limits, Some(skeleton), &[], only, evaluation)?;
     let o = &report.overall;
@@ -231,6 +240,9 @@ pub struct CompareRequest<'a> {
     pub skip_frames: usize,
     /// Padding, radians.
     pub padding: f64,
+    /// Calibrate margins to accept this share of unseen frames (`fit --accept`), within each
+    /// fold's training clips.
+    pub accept: Option<f64>,
     /// How thoroughly to measure.
     pub evaluation: EvaluationOptions,
     /// The output format.
@@ -349,6 +361,7 @@ pub fn run(request: &CompareRequest) -> Result<()> {
                 &training,
                 &folds,
                 &options,
+                request.accept,
                 request.joints,
                 &request.evaluation,
             );

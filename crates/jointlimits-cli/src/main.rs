@@ -300,6 +300,10 @@ enum Command {
         /// Room around the data, degrees (0 to 180).
         #[arg(long, default_value_t = 2.0, value_parser = parse_padding, allow_hyphen_values = true)]
         padding: f64,
+        /// Calibrate each kind's margins to accept this share of unseen frames (as `fit
+        /// --accept`), inside each fold's training clips, so the held-out figures judge it.
+        #[arg(long, value_parser = parse_accept)]
+        accept: Option<f64>,
         /// Random rotations (and directions) per joint for tightness.
         #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         samples: u64,
@@ -601,6 +605,7 @@ fn main() -> ExitCode {
             joints,
             skip_frames,
             padding,
+            accept,
             samples,
             optimality_inputs,
             paths,
@@ -614,6 +619,7 @@ fn main() -> ExitCode {
             joints: &joints,
             skip_frames,
             padding: padding.to_radians(),
+            accept,
             evaluation: jointlimits::measure::EvaluationOptions {
                 samples: samples as usize,
                 optimality_inputs: optimality_inputs as usize,
