@@ -7,7 +7,9 @@
 //! clip (tightness, optimality, continuity, cost) are taken on limits fitted to every clip.
 
 use anyhow::{Result, bail};
-use jointlimits::fit::{FitOptions, ShapeKind, fit_calibrated_skeleton_limits, fit_skeleton_limits};
+use jointlimits::fit::{
+    FitOptions, ShapeKind, fit_calibrated_skeleton_limits, fit_skeleton_limits,
+};
 use jointlimits::measure::EvaluationOptions;
 use jointlimits::{Motion, Skeleton, SkeletonLimits, SpaceKind};
 use serde::Serialize;
@@ -154,9 +156,7 @@ fn fit(
 ) -> Result<SkeletonLimits> {
     let refs: Vec<&Motion> = clips.iter().collect();
     let mut limits = match accept {
-        Some(share) => {
-            fit_calibrated_skeleton_limits(skeleton, &refs, options, share, &|_| {})?.0
-        }
+        Some(share) => fit_calibrated_skeleton_limits(skeleton, &refs, options, share, &|_| {})?.0,
         None => fit_skeleton_limits(skeleton, &refs, options, &|_| {})?,
     };
     if !only.is_empty() {
