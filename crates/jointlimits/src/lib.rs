@@ -32,6 +32,7 @@ mod direction_twist;
 pub mod euler;
 mod fast_trig;
 pub mod fit;
+mod golden_section;
 pub mod humanoid;
 pub mod ik;
 pub mod joint_limit;

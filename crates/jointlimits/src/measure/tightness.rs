@@ -10,6 +10,7 @@
 //! Twists are tried at [`TWIST_STEPS`] evenly spaced angles starting at 0, so a direction whose
 //! only allowed twists form an interval narrower than `2π / TWIST_STEPS` may be missed.
 
+use crate::golden_section::golden_section;
 use std::f32::consts::TAU;
 
 use glam::{Quat, Vec3};
@@ -92,27 +93,9 @@ fn twist_between_steps<L: RotationLimit>(
             .nearest(pointing(axis, direction, twist), &LimitContext::NONE)
             .violation
     };
-    let golden = 0.618_034f32;
-    let (mut low, mut high) = (best_twist - step, best_twist + step);
-    let (mut a, mut b) = (high - golden * (high - low), low + golden * (high - low));
-    let (mut va, mut vb) = (violation(a), violation(b));
-    for _ in 0..REFINE_STEPS {
-        if va <= vb {
-            high = b;
-            (b, vb) = (a, va);
-            a = high - golden * (high - low);
-            va = violation(a);
-        } else {
-            low = a;
-            (a, va) = (b, vb);
-            b = low + golden * (high - low);
-            vb = violation(b);
-        }
-        if va == 0.0 || vb == 0.0 {
-            break;
-        }
-    }
-    allowed(a) || allowed(b)
+    let bracket = (best_twist - step, best_twist + step);
+    let (twist, _) = golden_section(violation, bracket, REFINE_STEPS, |v| v == 0.0);
+    allowed(twist)
 }
 
 /// The twist angles allowed among `steps` evenly spaced ones, and the least-violating one.

@@ -11,6 +11,7 @@
 use glam::{Quat, Vec2, Vec3};
 
 use crate::contract::{BOUNDARY_TOLERANCE, Limited, near_half_swing, settle};
+use crate::golden_section::golden_section;
 
 /// Samples of `t` tried on each side.
 const SAMPLES: usize = 16;
@@ -73,25 +74,7 @@ fn within_tolerance_near_half_swing(
         return true;
     }
     // Golden sections over the samples either side of the best.
-    let ratio = 0.5 * (5f32.sqrt() - 1.0);
-    let (mut low, mut high) = (best_t - step, best_t + step);
-    let (mut a, mut b) = (high - ratio * (high - low), low + ratio * (high - low));
-    let (mut fa, mut fb) = (at(a), at(b));
-    for _ in 0..GOLDEN_STEPS {
-        if fa.min(fb) <= BOUNDARY_TOLERANCE {
-            return true;
-        }
-        if fa < fb {
-            high = b;
-            (b, fb) = (a, fa);
-            a = high - ratio * (high - low);
-            fa = at(a);
-        } else {
-            low = a;
-            (a, fa) = (b, fb);
-            b = low + ratio * (high - low);
-            fb = at(b);
-        }
-    }
-    fa.min(fb) <= BOUNDARY_TOLERANCE
+    let good = |value: f32| value <= BOUNDARY_TOLERANCE;
+    let (_, value) = golden_section(at, (best_t - step, best_t + step), GOLDEN_STEPS, good);
+    good(value)
 }
