@@ -3,8 +3,8 @@
 use anyhow::Result;
 use jointlimits::RotationLimit;
 use jointlimits::fit::{
-    FitOptions, JointCalibration, ReferenceChoice, ShapeKind, fit_calibrated_skeleton_limits,
-    fit_skeleton_limits,
+    FitOptions, JointCalibration, ReferenceChoice, ShapeKind, SkeletonFitChoices,
+    fit_skeleton_limits_with, mirror,
 };
 use jointlimits::{Motion, SpaceKind};
 use jointlimits_io::write_limits_file;
@@ -30,13 +30,13 @@ const SHAPE_NAMES: [&str; 11] = [
     "table",
 ];
 
-/// Runs `jointlimits fit`; with `accept`, each joint's padding is calibrated to accept that share
-/// of unseen frames and the calibration is printed.
+/// Runs `jointlimits fit` with the `choices`: calibrated margins (the calibration is printed) and
+/// left/right mirroring (the pairs found are printed).
 pub fn run(
     clip_paths: &[PathBuf],
     out: &Path,
     options: FitOptions,
-    accept: Option<f64>,
+    choices: &SkeletonFitChoices,
 ) -> Result<()> {
     let started = Instant::now();
     let clips = Clips::read(clip_paths)?;
@@ -49,11 +49,7 @@ pub fn run(
         progress.say(name);
         progress.step();
     };
-    let fitted = match accept {
-        Some(share) => fit_calibrated_skeleton_limits(skeleton, &motions, &options, share, &step)
-            .map(|(limits, calibrations)| (limits, Some(calibrations))),
-        None => fit_skeleton_limits(skeleton, &motions, &options, &step).map(|l| (l, None)),
-    };
+    let fitted = fit_skeleton_limits_with(skeleton, &motions, &options, choices, &step);
     drop(progress);
     let (limits, calibrations) = fitted?;
     // Recorded as files hold it, so that the limits match this clip and every clip written from it.
@@ -82,10 +78,37 @@ pub fn run(
         started.elapsed().as_secs_f64(),
         out.display()
     );
+    if choices.mirror {
+        print_pairs(skeleton);
+    }
     if let Some(calibrations) = calibrations {
         print_calibrations(&calibrations);
     }
     Ok(())
+}
+
+/// The left/right pairs `fit --mirror` pooled, and the plane it reflected across.
+fn print_pairs(skeleton: &jointlimits::Skeleton) {
+    let pairs = mirror::mirror_pairs(skeleton);
+    let names = |(l, r): (usize, usize)| {
+        format!(
+            "{}/{}",
+            skeleton.joints()[l].name,
+            skeleton.joints()[r].name
+        )
+    };
+    match mirror::sagittal_normal(skeleton, &pairs) {
+        Some(normal) => println!(
+            "mirrored {} left/right pairs across the plane with normal {normal}: {}",
+            pairs.len(),
+            pairs
+                .iter()
+                .map(|&p| names(p))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => println!("--mirror: no left/right pairs found by name; nothing was mirrored"),
+    }
 }
 
 /// The per-joint table of `fit --accept`, and the means.

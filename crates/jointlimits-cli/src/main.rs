@@ -90,6 +90,12 @@ enum Command {
         /// the validated acceptance and tightness are printed per joint.
         #[arg(long, value_parser = parse_accept)]
         accept: Option<f64>,
+        /// Pool each left joint's rotations with its right partner's, reflected across the
+        /// body's sagittal plane, and the other way round: both sides learn from twice the data
+        /// and come out mirror images. Partners are found by name (Left/Right, l/r or L/R
+        /// before a capital, _L/_R or .L/.R at the end).
+        #[arg(long)]
+        mirror: bool,
     },
     /// Bake limits of any kind into lookup tables (`space: "table"`) and report, per joint, how
     /// far each table disagrees with the original on random directions and rotations.
@@ -425,6 +431,7 @@ fn main() -> ExitCode {
             subsample,
             resolution,
             accept,
+            mirror,
         } => {
             let shape = match shape {
                 ShapeKind::Table(_) => ShapeKind::Table(resolution),
@@ -439,7 +446,8 @@ fn main() -> ExitCode {
                 skip_frames,
                 softening: None,
             };
-            fit::run(&clips, &out, options, accept).map(|()| true)
+            let choices = jointlimits::fit::SkeletonFitChoices { accept, mirror };
+            fit::run(&clips, &out, options, &choices).map(|()| true)
         }
         Command::Bake {
             limits,

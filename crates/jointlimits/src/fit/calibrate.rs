@@ -192,6 +192,16 @@ pub fn fit_calibrated_joint_limit(
     Ok((limit, calibration))
 }
 
+/// Choices beyond [`FitOptions`] for fitting a whole skeleton.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SkeletonFitChoices {
+    /// Calibrate each joint's margin to accept this share of unseen frames (module docs).
+    pub accept: Option<f64>,
+    /// Pool each left joint's rotations with its right partner's reflected across the sagittal
+    /// plane, and the other way round ([`super::mirror`]).
+    pub mirror: bool,
+}
+
 /// Fits every joint of `skeleton` but the root like [`super::fit_skeleton_limits`], each with
 /// its padding calibrated so that a share `accept` of unseen frames is accepted (module docs);
 /// returns the limits and each joint's calibration, in the limits' order.
@@ -202,25 +212,70 @@ pub fn fit_calibrated_skeleton_limits(
     accept: f64,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(SkeletonLimits, Vec<JointCalibration>), FitLimitsError> {
+    let choices = SkeletonFitChoices {
+        accept: Some(accept),
+        mirror: false,
+    };
+    let (limits, calibrations) =
+        fit_skeleton_limits_with(skeleton, clips, options, &choices, progress)?;
+    Ok((limits, calibrations.unwrap_or_default()))
+}
+
+/// Fits every joint of `skeleton` but the root like [`super::fit_skeleton_limits`], with the
+/// `choices`: calibrated margins (then each joint's calibration is returned too, in the limits'
+/// order) and left/right mirroring.
+pub fn fit_skeleton_limits_with(
+    skeleton: &Skeleton,
+    clips: &[&Motion],
+    options: &FitOptions,
+    choices: &SkeletonFitChoices,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(SkeletonLimits, Option<Vec<JointCalibration>>), FitLimitsError> {
+    let limits_of = |limits| SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton);
+    let Some(accept) = choices.accept else {
+        let limits = fit_each_joint(
+            skeleton,
+            clips,
+            options,
+            choices.mirror,
+            progress,
+            &|joint| {
+                fit_joint_limit(
+                    joint.name,
+                    joint.reference,
+                    &joint.relative,
+                    joint.twist_axis,
+                    options,
+                )
+            },
+        )?;
+        return Ok((limits_of(limits), None));
+    };
     if !(accept > 0.0 && accept <= 1.0) {
         return Err(FitLimitsError::Option {
             option: "accept",
             problem: format!("{accept}; it is a share of frames in (0, 1]"),
         });
     }
-    let fitted = fit_each_joint(skeleton, clips, options, progress, &|joint| {
-        fit_calibrated_joint_limit(
-            joint.name,
-            joint.reference,
-            &joint.relative,
-            joint.twist_axis,
-            options,
-            accept,
-        )
-    })?;
-    let (limits, calibrations) = fitted.into_iter().unzip();
-    let limits = SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton);
-    Ok((limits, calibrations))
+    let fitted = fit_each_joint(
+        skeleton,
+        clips,
+        options,
+        choices.mirror,
+        progress,
+        &|joint| {
+            fit_calibrated_joint_limit(
+                joint.name,
+                joint.reference,
+                &joint.relative,
+                joint.twist_axis,
+                options,
+                accept,
+            )
+        },
+    )?;
+    let (limits, calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().unzip();
+    Ok((limits_of(limits), Some(calibrations)))
 }
 
 #[cfg(test)]

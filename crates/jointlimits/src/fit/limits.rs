@@ -353,7 +353,7 @@ pub fn fit_skeleton_limits(
     options: &FitOptions,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<crate::SkeletonLimits, FitLimitsError> {
-    let limits = fit_each_joint(skeleton, clips, options, progress, &|joint| {
+    let limits = fit_each_joint(skeleton, clips, options, false, progress, &|joint| {
         fit_joint_limit(
             joint.name,
             joint.reference,
@@ -378,11 +378,16 @@ pub(crate) struct JointSamples<'a> {
 }
 
 /// Checks the clips against `skeleton` and `options`, then runs `fit` on every joint but the
-/// root, in parallel, in skeleton order; `progress` is called once per finished joint.
+/// root, in parallel, in skeleton order; `progress` is called once per finished joint. With
+/// `mirror`, each joint with a partner on the other side ([`super::mirror`]) also gets the
+/// partner's rotations reflected across the sagittal plane, as more clips: after its own on the
+/// left side, before them on the right, so that the right side's samples are exactly the left
+/// side's reflected.
 pub(crate) fn fit_each_joint<T: Send>(
     skeleton: &Skeleton,
     clips: &[&Motion],
     options: &FitOptions,
+    mirror: bool,
     progress: &(dyn Fn(&str) + Sync),
     fit: &(dyn Fn(JointSamples) -> Result<T, FitLimitsError> + Sync),
 ) -> Result<Vec<T>, FitLimitsError> {
@@ -408,6 +413,20 @@ pub(crate) fn fit_each_joint<T: Send>(
         .into());
     }
     let twist_axes = skeleton.twist_axes(Vec3::X);
+    let partners = if mirror {
+        super::mirror::partners(skeleton)
+    } else {
+        vec![None; skeleton.len()]
+    };
+    let reference_of = |j: usize| {
+        reference_rotation(
+            options.reference,
+            j,
+            skeleton.joints()[j].reference_rotation,
+            clips,
+            options.skip_frames,
+        )
+    };
     let joints: Vec<usize> = (0..skeleton.len())
         .filter(|&j| skeleton.joints()[j].parent.is_some())
         .collect();
@@ -415,14 +434,26 @@ pub(crate) fn fit_each_joint<T: Send>(
         .par_iter()
         .map(|&j| {
             let joint = &skeleton.joints()[j];
-            let reference = reference_rotation(
-                options.reference,
-                j,
-                joint.reference_rotation,
-                clips,
-                options.skip_frames,
-            )?;
-            let relative = relative_rotations(j, reference, clips, options.skip_frames);
+            let reference = reference_of(j)?;
+            let mut relative = relative_rotations(j, reference, clips, options.skip_frames);
+            if let Some(partner) = partners[j] {
+                let theirs = reference_of(partner.joint)?;
+                let back = reference.conjugate();
+                let mirrored: Vec<Vec<glam::Quat>> =
+                    relative_rotations(partner.joint, theirs, clips, options.skip_frames)
+                        .into_iter()
+                        .map(|clip| {
+                            clip.into_iter()
+                                .map(|q| back * super::mirror::reflect(theirs * q, partner.normal))
+                                .collect()
+                        })
+                        .collect();
+                relative = if partner.left {
+                    relative.into_iter().chain(mirrored).collect()
+                } else {
+                    mirrored.into_iter().chain(relative).collect()
+                };
+            }
             let fitted = fit(JointSamples {
                 name: &joint.name,
                 reference,

@@ -8,12 +8,15 @@ pub mod convex_hull;
 pub mod eigen;
 pub mod halfspace_intersection;
 pub mod limits;
+pub mod mirror;
 pub mod reach_cone;
 pub mod samples;
 pub mod subsample;
 pub mod table;
 
-pub use calibrate::{JointCalibration, fit_calibrated_skeleton_limits};
+pub use calibrate::{
+    JointCalibration, SkeletonFitChoices, fit_calibrated_skeleton_limits, fit_skeleton_limits_with,
+};
 pub use eigen::{SymmetricEigen, symmetric_eigen};
 pub use limits::{
     FitLimitsError, FitOptions, ShapeKind, fit_joint_limit, fit_shape, fit_skeleton_limits,

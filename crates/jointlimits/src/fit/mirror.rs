@@ -1,0 +1,223 @@
+//! Left/right mirroring: the joints of a skeleton paired with their partners on the other side,
+//! the body's sagittal plane, and the reflection of rotations across it, so that each side can
+//! learn from the other side's motion too (`fit --mirror`).
+//!
+//! Pairs are found by name: a name whose left marker (`Left`, `left`, `L`/`l` before a capital
+//! letter, digit or `_`, or `_L`, `.L`, `_l`, `.l` at the end) becomes an existing joint's name
+//! when swapped for the right marker. The sagittal plane's normal is the direction between the
+//! partners whose offsets differ most (the hips or the shoulders), taken as the nearest coordinate
+//! axis when within 5° of one, as in BVH skeletons, so that reflecting twice gives the rotation
+//! back bit for bit.
+//!
+//! Reflection across the plane with unit normal `n`, `M = I − 2nnᵀ`, turns a rotation `R` into
+//! `M·R·M`: the same angle about the reflected axial vector `−M·v`, so `(v, w) ↦ (2(v·n)n − v,
+//! w)`. It is exact for local rotations of joints whose rest frames are aligned with the body
+//! (BVH); a joint's reference is mirrored along with its rotations.
+
+use glam::{Quat, Vec3};
+
+use crate::Skeleton;
+
+/// The pairs of markers, left first: a prefix, or (`suffix`) an ending.
+const MARKERS: [(&str, &str, Position); 8] = [
+    ("Left", "Right", Position::Anywhere),
+    ("left", "right", Position::Anywhere),
+    ("L", "R", Position::Prefix),
+    ("l", "r", Position::Prefix),
+    ("_L", "_R", Position::Suffix),
+    (".L", ".R", Position::Suffix),
+    ("_l", "_r", Position::Suffix),
+    (".l", ".r", Position::Suffix),
+];
+
+/// Where a marker may stand in a name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Position {
+    /// At the start, followed by a capital letter, a digit or `_`.
+    Prefix,
+    /// At the end.
+    Suffix,
+    /// Anywhere (a whole word such as `Left`).
+    Anywhere,
+}
+
+/// The names `name` becomes when one of its left markers is swapped for the right one (none
+/// when it carries no left marker).
+fn right_name(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (left, right, position) in MARKERS {
+        match position {
+            Position::Prefix => {
+                if let Some(rest) = name.strip_prefix(left) {
+                    let next = rest.chars().next();
+                    if next
+                        .is_some_and(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                    {
+                        out.push(format!("{right}{rest}"));
+                    }
+                }
+            }
+            Position::Suffix => {
+                if let Some(rest) = name.strip_suffix(left) {
+                    out.push(format!("{rest}{right}"));
+                }
+            }
+            Position::Anywhere => {
+                if name.contains(left) {
+                    out.push(name.replacen(left, right, 1));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The (left, right) joint pairs of `skeleton`, by name (module docs).
+pub fn mirror_pairs(skeleton: &Skeleton) -> Vec<(usize, usize)> {
+    let joints = skeleton.joints();
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for (left, joint) in joints.iter().enumerate() {
+        let partner = right_name(&joint.name)
+            .into_iter()
+            .find_map(|name| skeleton.find(&name).filter(|&right| right != left));
+        // A joint already paired is not paired again.
+        let taken = |right: usize| {
+            pairs
+                .iter()
+                .any(|&(a, b)| a == right || b == right || b == left)
+        };
+        if let Some(right) = partner.filter(|&right| !taken(right)) {
+            pairs.push((left, right));
+        }
+    }
+    pairs
+}
+
+/// The unit normal of the body's sagittal plane (module docs), pointing from the right partner
+/// to the left one; `None` when no pair's offsets differ.
+pub fn sagittal_normal(skeleton: &Skeleton, pairs: &[(usize, usize)]) -> Option<Vec3> {
+    let joints = skeleton.joints();
+    let across = pairs
+        .iter()
+        .map(|&(l, r)| joints[l].offset - joints[r].offset)
+        .max_by(|a, b| a.length_squared().total_cmp(&b.length_squared()))?;
+    let normal = across.try_normalize()?;
+    let axis = [Vec3::X, Vec3::Y, Vec3::Z]
+        .into_iter()
+        .map(|a| a * normal.dot(a).signum())
+        .max_by(|a, b| a.dot(normal).total_cmp(&b.dot(normal)))
+        .expect("three axes");
+    Some(if axis.dot(normal) >= 5f32.to_radians().cos() {
+        axis
+    } else {
+        normal
+    })
+}
+
+/// A joint's partner on the other side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Partner {
+    /// The partner joint.
+    pub joint: usize,
+    /// Whether the joint itself is the left one of the pair.
+    pub left: bool,
+    /// The sagittal plane's unit normal.
+    pub normal: Vec3,
+}
+
+/// Each joint's partner (`None` for joints on the body's middle, and for every joint when the
+/// skeleton has no pairs or no sagittal plane).
+pub fn partners(skeleton: &Skeleton) -> Vec<Option<Partner>> {
+    let mut out = vec![None; skeleton.len()];
+    let pairs = mirror_pairs(skeleton);
+    let Some(normal) = sagittal_normal(skeleton, &pairs) else {
+        return out;
+    };
+    for (left, right) in pairs {
+        out[left] = Some(Partner {
+            joint: right,
+            left: true,
+            normal,
+        });
+        out[right] = Some(Partner {
+            joint: left,
+            left: false,
+            normal,
+        });
+    }
+    out
+}
+
+/// `rotation` reflected across the plane with unit `normal`: `M·R·M` (module docs).
+#[inline]
+pub fn reflect(rotation: Quat, normal: Vec3) -> Quat {
+    let v = Vec3::new(rotation.x, rotation.y, rotation.z);
+    let reflected = normal * (2.0 * v.dot(normal)) - v;
+    Quat::from_xyzw(reflected.x, reflected.y, reflected.z, rotation.w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skeleton::Joint;
+
+    fn joint(name: &str, parent: Option<usize>, offset: Vec3) -> Joint {
+        Joint {
+            name: name.into(),
+            parent,
+            offset,
+            end_site: None,
+            reference_rotation: Quat::IDENTITY,
+        }
+    }
+
+    #[test]
+    fn partners_are_found_by_every_naming_habit() {
+        let names = [
+            ("Hips", None, Vec3::ZERO),
+            ("LeftUpLeg", Some(0), Vec3::new(1.0, -0.2, 0.0)),
+            ("RightUpLeg", Some(0), Vec3::new(-1.0, -0.2, 0.0)),
+            ("lThigh", Some(0), Vec3::new(0.9, 0.0, 0.0)),
+            ("rThigh", Some(0), Vec3::new(-0.9, 0.0, 0.0)),
+            ("LHipJoint", Some(0), Vec3::X),
+            ("RHipJoint", Some(0), -Vec3::X),
+            ("arm.L", Some(0), Vec3::X),
+            ("arm.R", Some(0), -Vec3::X),
+            ("lower_back", Some(0), Vec3::Y),
+            ("Lumbar", Some(0), Vec3::Y),
+        ];
+        let skeleton =
+            Skeleton::new(names.iter().map(|&(n, p, o)| joint(n, p, o)).collect()).unwrap();
+        let pairs: Vec<(&str, &str)> = mirror_pairs(&skeleton)
+            .into_iter()
+            .map(|(l, r)| {
+                (
+                    skeleton.joints()[l].name.as_str(),
+                    skeleton.joints()[r].name.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("LeftUpLeg", "RightUpLeg"),
+                ("lThigh", "rThigh"),
+                ("LHipJoint", "RHipJoint"),
+                ("arm.L", "arm.R")
+            ]
+        );
+        let pairs = mirror_pairs(&skeleton);
+        assert_eq!(sagittal_normal(&skeleton, &pairs), Some(Vec3::X));
+    }
+
+    #[test]
+    fn reflecting_twice_gives_the_rotation_back_and_mirrors_directions() {
+        let q = Quat::from_axis_angle(Vec3::new(0.3, -0.5, 0.8).normalize(), 1.1);
+        let once = reflect(q, Vec3::X);
+        assert_eq!(reflect(once, Vec3::X), q);
+        // M·R·M applied to M·d is M·(R·d).
+        let d = Vec3::new(0.2, 0.7, -0.4);
+        let mirror = |v: Vec3| v - Vec3::X * (2.0 * v.x);
+        assert!((once * mirror(d) - mirror(q * d)).length() < 1e-6);
+    }
+}
