@@ -96,17 +96,24 @@ impl ReachConeLimit {
     ) -> Limited {
         let (range, margin) = self.cone.twist_limits_on_edge(to, edge);
         let measure = turn(&range);
-        let swing = direction_twist::angle(direction, to);
-        if swing * swing + measure.distance * measure.distance
+        // The chord stands for the angle: they agree to 1e-16 at the tolerance's size.
+        let swing_squared = (direction - to).length_squared();
+        if swing_squared + measure.distance * measure.distance
             <= BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE
         {
             return Limited::unchanged(relative, direction.extend(measure.turned));
         }
-        let (low, high) = (range.min + margin, range.max - margin);
-        let aimed = if low <= high {
-            measure.allowed.clamp(low, high)
+        let aimed = if measure.distance == 0.0 {
+            // The twist is kept: only a clamped twist sits on the limits' rounding edge.
+            measure.allowed
         } else {
-            0.5 * (range.min + range.max)
+            let margin = margin();
+            let (low, high) = (range.min + margin, range.max - margin);
+            if low <= high {
+                measure.allowed.clamp(low, high)
+            } else {
+                0.5 * (range.min + range.max)
+            }
         };
         self.moved(relative, twist, direction, to, measure.turned, aimed)
     }

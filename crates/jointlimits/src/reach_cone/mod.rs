@@ -562,9 +562,9 @@ impl ReachCone {
 
     /// The twist limits at `point`, a point of edge `i` (its nearest boundary point) where a
     /// projection lands: slice `i`'s, narrowed to those of each neighbouring slice that also
-    /// holds `point` (at a corner the two interpolations agree only to rounding); and the margin
-    /// by which an answer there aims inside them, what the rounding of a rotation built there
-    /// can move them.
+    /// holds `point` (at a corner the two interpolations agree only to rounding); and, computed
+    /// on demand (only a clamped twist needs it), the margin by which an answer there aims
+    /// inside them: what the rounding of a rotation built there can move them.
     ///
     /// The direction of a rotation rebuilt from `point` is only good to about
     /// [`EDGE_ROUNDING`], and in a thin slice the interpolated limits can change tens of times
@@ -573,9 +573,13 @@ impl ReachCone {
     /// edge, is measured: an answer aiming that far inside stays allowed when measured again,
     /// at a cost of at most [`MAX_EDGE_MARGIN`] in nearness.
     #[inline]
-    pub(crate) fn twist_limits_on_edge(&self, point: Vec3, i: usize) -> (TwistRange, f32) {
+    pub(crate) fn twist_limits_on_edge(
+        &self,
+        point: Vec3,
+        i: usize,
+    ) -> (TwistRange, impl Fn() -> f32 + '_) {
         let n = self.boundary.len();
-        let limits_near = |at: Vec3| {
+        let limits_near = move |at: Vec3| {
             let mut range = self.twist_limits_in_slice(at, i);
             for j in [(i + 1) % n, (i + n - 1) % n] {
                 if j == i || !self.in_slice(at, j) {
@@ -593,16 +597,29 @@ impl ReachCone {
             range
         };
         let range = limits_near(point);
-        let across = self.slices[i].edge;
-        let along = across.cross(point);
-        let mut margin: f32 = 0.0;
-        for offset in [across, along, -along] {
-            let moved = limits_near((point + offset * EDGE_ROUNDING).normalize());
-            margin = margin
-                .max((moved.min - range.min).abs())
-                .max((moved.max - range.max).abs());
-        }
-        (range, (2.0 * margin).min(MAX_EDGE_MARGIN))
+        let margin = move || {
+            let next = (i + 1) % n;
+            let corners = [
+                self.twist_at_boundary[i],
+                self.twist_at_boundary[next],
+                self.twist_at_visible,
+            ];
+            if corners.iter().all(|c| *c == corners[0]) {
+                // The same limits across the slice: nothing to move.
+                return 0.0;
+            }
+            let across = self.slices[i].edge;
+            let along = across.cross(point);
+            let mut margin: f32 = 0.0;
+            for offset in [across, along, -along] {
+                let moved = limits_near((point + offset * EDGE_ROUNDING).normalize());
+                margin = margin
+                    .max((moved.min - range.min).abs())
+                    .max((moved.max - range.max).abs());
+            }
+            (2.0 * margin).min(MAX_EDGE_MARGIN)
+        };
+        (range, margin)
     }
 
     /// The sine of the angle of `direction` above slice `i`'s edge great circle (negative
