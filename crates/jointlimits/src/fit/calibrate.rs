@@ -15,7 +15,7 @@
 
 use glam::{Quat, Vec3};
 
-use super::limits::{FitLimitsError, FitOptions, fit_each_joint, fit_joint_limit};
+use super::limits::{FitLimitsError, FitOptions, JointSamples, fit_each_joint, fit_joint_limit};
 use crate::measure::tightness::rotation_acceptance;
 use crate::{JointLimit, Motion, Skeleton, SkeletonLimits};
 
@@ -231,51 +231,30 @@ pub fn fit_skeleton_limits_with(
     choices: &SkeletonFitChoices,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<(SkeletonLimits, Option<Vec<JointCalibration>>), FitLimitsError> {
-    let limits_of = |limits| SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton);
-    let Some(accept) = choices.accept else {
-        let limits = fit_each_joint(
-            skeleton,
-            clips,
-            options,
-            choices.mirror,
-            progress,
-            &|joint| {
-                fit_joint_limit(
-                    joint.name,
-                    joint.reference,
-                    &joint.relative,
-                    joint.twist_axis,
-                    options,
-                )
-            },
-        )?;
-        return Ok((limits_of(limits), None));
-    };
-    if !(accept > 0.0 && accept <= 1.0) {
+    if let Some(accept) = choices.accept
+        && !(accept > 0.0 && accept <= 1.0)
+    {
         return Err(FitLimitsError::Option {
             option: "accept",
             problem: format!("{accept}; it is a share of frames in (0, 1]"),
         });
     }
-    let fitted = fit_each_joint(
-        skeleton,
-        clips,
-        options,
-        choices.mirror,
-        progress,
-        &|joint| {
-            fit_calibrated_joint_limit(
-                joint.name,
-                joint.reference,
-                &joint.relative,
-                joint.twist_axis,
-                options,
-                accept,
-            )
-        },
-    )?;
+    let fit = |joint: JointSamples| match choices.accept {
+        None => joint.fit(options).map(|limit| (limit, None)),
+        Some(accept) => fit_calibrated_joint_limit(
+            joint.name,
+            joint.reference,
+            &joint.relative,
+            joint.twist_axis,
+            options,
+            accept,
+        )
+        .map(|(limit, calibration)| (limit, Some(calibration))),
+    };
+    let fitted = fit_each_joint(skeleton, clips, options, choices.mirror, progress, &fit)?;
     let (limits, calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().unzip();
-    Ok((limits_of(limits), Some(calibrations)))
+    let limits = SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton);
+    Ok((limits, calibrations.into_iter().collect()))
 }
 
 #[cfg(test)]

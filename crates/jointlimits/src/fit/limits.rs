@@ -353,16 +353,9 @@ pub fn fit_skeleton_limits(
     options: &FitOptions,
     progress: &(dyn Fn(&str) + Sync),
 ) -> Result<crate::SkeletonLimits, FitLimitsError> {
-    let limits = fit_each_joint(skeleton, clips, options, false, progress, &|joint| {
-        fit_joint_limit(
-            joint.name,
-            joint.reference,
-            &joint.relative,
-            joint.twist_axis,
-            options,
-        )
-    })?;
-    Ok(crate::SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton))
+    let choices = super::SkeletonFitChoices::default();
+    super::fit_skeleton_limits_with(skeleton, clips, options, &choices, progress)
+        .map(|(limits, _)| limits)
 }
 
 /// What fitting one joint starts from.
@@ -375,6 +368,19 @@ pub(crate) struct JointSamples<'a> {
     pub relative: Vec<Vec<glam::Quat>>,
     /// Its twist axis.
     pub twist_axis: Vec3,
+}
+
+impl JointSamples<'_> {
+    /// [`fit_joint_limit`] on these samples.
+    pub(crate) fn fit(&self, options: &FitOptions) -> Result<JointLimit, FitLimitsError> {
+        fit_joint_limit(
+            self.name,
+            self.reference,
+            &self.relative,
+            self.twist_axis,
+            options,
+        )
+    }
 }
 
 /// Checks the clips against `skeleton` and `options`, then runs `fit` on every joint but the
