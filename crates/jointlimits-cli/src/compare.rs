@@ -87,12 +87,12 @@ fn kinds() -> Vec<(SpaceKind, ShapeKind)> {
     let mut kinds = Vec::new();
     for space in [SpaceKind::Full, SpaceKind::SwingTwist] {
         for shape in ShapeKind::ALL {
-            if !shape.is_direction_kind() {
+            if !shape.ignores_space() {
                 kinds.push((space, shape));
             }
         }
     }
-    for shape in ShapeKind::ALL.into_iter().filter(|s| s.is_direction_kind()) {
+    for shape in ShapeKind::ALL.into_iter().filter(|s| s.ignores_space()) {
         kinds.push((SpaceKind::SwingTwist, shape));
     }
     kinds
@@ -212,19 +212,6 @@ fn space_name(space: SpaceKind) -> &'static str {
     match space {
         SpaceKind::Full => "full",
         SpaceKind::SwingTwist => "swing-twist",
-    }
-}
-
-fn shape_name(shape: ShapeKind) -> String {
-    match shape {
-        ShapeKind::Box => "box".into(),
-        ShapeKind::Obb => "obb".into(),
-        ShapeKind::Ellipsoid => "ellipsoid".into(),
-        ShapeKind::MinimumVolumeEllipsoid => "mvee".into(),
-        ShapeKind::Kdop(directions) => format!("kdop{}", directions.count()),
-        ShapeKind::Hull => "hull".into(),
-        ShapeKind::ReachCone => "reach-cone".into(),
-        ShapeKind::Table(resolution) => format!("table{resolution}"),
     }
 }
 
@@ -349,7 +336,7 @@ pub fn run(request: &CompareRequest) -> Result<()> {
     let rows: Vec<CompareRow> = kinds
         .into_iter()
         .map(|(space, shape)| {
-            progress.say(&format!("{} {}", space_name(space), shape_name(shape)));
+            progress.say(&format!("{} {}", space_name(space), shape));
             let options = FitOptions {
                 space,
                 shape,
@@ -367,7 +354,7 @@ pub fn run(request: &CompareRequest) -> Result<()> {
             );
             let row = CompareRow {
                 space: space_name(space).into(),
-                shape: shape_name(shape),
+                shape: shape.to_string(),
                 error: measured.as_ref().err().map(|e| format!("{e:#}")),
                 measures: measured.ok(),
             };

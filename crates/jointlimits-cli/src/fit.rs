@@ -16,7 +16,7 @@ use crate::progress::Progress;
 use crate::suggest::did_you_mean;
 
 /// The names `--shape` takes.
-const SHAPE_NAMES: [&str; 11] = [
+const SHAPE_NAMES: [&str; 16] = [
     "box",
     "obb",
     "ellipsoid",
@@ -28,6 +28,11 @@ const SHAPE_NAMES: [&str; 11] = [
     "hull",
     "reach-cone",
     "table",
+    "euler",
+    "euler-xyz",
+    "hinge",
+    "cone",
+    "spherical-ellipse",
 ];
 
 /// Runs `jointlimits fit` with the `choices`: calibrated margins (the calibration is printed) and
@@ -59,20 +64,18 @@ pub fn run(
         .iter()
         .map(|m| m.frame_count().saturating_sub(options.skip_frames))
         .sum();
+    let kind = limits
+        .joints
+        .first()
+        .map_or_else(|| "no shape".to_string(), shape_label);
+    let kind = if options.shape.ignores_space() {
+        kind
+    } else {
+        format!("{} space, {kind}", space_name(options.space))
+    };
     println!(
-        "fitted {} joints ({} space, {}) on {} frames from {} clip(s) in {:.2} s; wrote {}",
+        "fitted {} joints ({kind}) on {} frames from {} clip(s) in {:.2} s; wrote {}",
         limits.joints.len(),
-        if options.shape == ShapeKind::ReachCone {
-            "reach-cone"
-        } else if let ShapeKind::Table(_) = options.shape {
-            "table"
-        } else {
-            space_name(options.space)
-        },
-        limits
-            .joints
-            .first()
-            .map_or_else(|| "no shape".to_string(), shape_label),
         frames,
         clips.paths.len(),
         started.elapsed().as_secs_f64(),

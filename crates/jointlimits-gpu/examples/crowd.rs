@@ -81,7 +81,7 @@ fn parse_options() -> Result<Request, String> {
             other => return Err(format!("unknown option {other} (try --help)")),
         }
     }
-    if options.shape.is_direction_kind() {
+    if options.shape.ignores_space() {
         options.space = SpaceKind::SwingTwist;
     }
     if options.characters > MOST_CHARACTERS {

@@ -136,7 +136,7 @@ fn apply_then_check_passes_on_random_poses_for_every_fixture_and_kind() {
             vec![("authored".into(), authored_limits(&bvh))];
         for space in [SpaceKind::Full, SpaceKind::SwingTwist] {
             for shape in ShapeKind::ALL {
-                if shape.is_direction_kind() && space == SpaceKind::Full {
+                if shape.ignores_space() && space == SpaceKind::Full {
                     continue;
                 }
                 let options = FitOptions {

@@ -107,11 +107,17 @@ fn quantile(values: &mut [f32], share: f64) -> f32 {
     values[rank - 1]
 }
 
-/// The share of `held_out` rotations `limit` allows.
-fn acceptance(limit: &JointLimit, held_out: &[Quat]) -> (usize, usize) {
+/// `limit`'s answer for a rotation `relative` to `reference` (a fitted limit may measure from a
+/// turned reference: the authored swing kinds are centred on their samples).
+fn limited_from(limit: &JointLimit, reference: Quat, relative: Quat) -> crate::Limited {
+    limit.limit_relative(limit.relative(reference * relative))
+}
+
+/// The share of `held_out` rotations (relative to `reference`) `limit` allows.
+fn acceptance(limit: &JointLimit, reference: Quat, held_out: &[Quat]) -> (usize, usize) {
     let inside = held_out
         .iter()
-        .filter(|&&q| limit.limit_relative(q).inside)
+        .filter(|&&q| limited_from(limit, reference, q).inside)
         .count();
     (inside, held_out.len())
 }
@@ -131,7 +137,7 @@ pub fn fit_calibrated_joint_limit(
     for (rest, held_out) in &folds {
         let limit = fit_joint_limit(name, reference, rest, twist_axis, options)?;
         violations.extend(held_out.iter().map(|&q| {
-            let limited = limit.limit_relative(q);
+            let limited = limited_from(&limit, reference, q);
             if limited.inside {
                 0.0
             } else {
@@ -154,7 +160,7 @@ pub fn fit_calibrated_joint_limit(
         let (mut inside, mut held) = (0, 0);
         for (rest, held_out) in &folds {
             let limit = fit_joint_limit(name, reference, rest, twist_axis, &padded)?;
-            let (i, n) = acceptance(&limit, held_out);
+            let (i, n) = acceptance(&limit, reference, held_out);
             (inside, held) = (inside + i, held + n);
         }
         Ok((padded, inside, held))

@@ -4,6 +4,7 @@ use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::authored::{AuthoredShape, fit_authored};
 use super::reach_cone::fit_reach_cone;
 use super::samples::{ReferenceChoice, SampleError, reference_rotation, relative_rotations};
 use super::subsample;
@@ -40,11 +41,14 @@ pub enum ShapeKind {
     /// Lookup tables over the sphere of bone directions with this many cells per side (whatever
     /// the space option says).
     Table(u32),
+    /// An authored kind (Euler ranges, hinge, cone, spherical ellipse), the smallest of its kind
+    /// holding the samples (whatever the space option says).
+    Authored(AuthoredShape),
 }
 
 impl ShapeKind {
     /// Every kind, in the order the command line lists them.
-    pub const ALL: [ShapeKind; 10] = [
+    pub const ALL: [ShapeKind; 14] = [
         ShapeKind::Box,
         ShapeKind::Obb,
         ShapeKind::Ellipsoid,
@@ -55,12 +59,46 @@ impl ShapeKind {
         ShapeKind::Hull,
         ShapeKind::ReachCone,
         ShapeKind::Table(super::table::DEFAULT_RESOLUTION),
+        ShapeKind::Authored(AuthoredShape::Euler(None)),
+        ShapeKind::Authored(AuthoredShape::Hinge),
+        ShapeKind::Authored(AuthoredShape::Cone),
+        ShapeKind::Authored(AuthoredShape::SphericalEllipse),
     ];
 
-    /// Whether it is a kind of its own rather than a shape in a limit space (the reach cone and
-    /// tables, which measure the bone's direction and twist whatever the space option says).
-    pub fn is_direction_kind(self) -> bool {
-        matches!(self, ShapeKind::ReachCone | ShapeKind::Table(_))
+    /// Whether it is a kind of its own rather than a shape in a limit space, so that the space
+    /// option does not apply: the reach cone and tables, which measure the bone's direction and
+    /// twist, and the authored kinds, which have their own parameters.
+    pub fn ignores_space(self) -> bool {
+        matches!(
+            self,
+            ShapeKind::ReachCone | ShapeKind::Table(_) | ShapeKind::Authored(_)
+        )
+    }
+}
+
+impl std::fmt::Display for ShapeKind {
+    /// The name [`ShapeKind::from_str`](std::str::FromStr) reads back (`table64` for tables,
+    /// with their resolution).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ShapeKind::Box => write!(f, "box"),
+            ShapeKind::Obb => write!(f, "obb"),
+            ShapeKind::Ellipsoid => write!(f, "ellipsoid"),
+            ShapeKind::MinimumVolumeEllipsoid => write!(f, "mvee"),
+            ShapeKind::Kdop(directions) => write!(f, "kdop{}", directions.count()),
+            ShapeKind::Hull => write!(f, "hull"),
+            ShapeKind::ReachCone => write!(f, "reach-cone"),
+            ShapeKind::Table(resolution) => write!(f, "table{resolution}"),
+            ShapeKind::Authored(AuthoredShape::Euler(None)) => write!(f, "euler"),
+            ShapeKind::Authored(AuthoredShape::Euler(Some(order))) => {
+                write!(f, "euler-{}", order.to_string().to_lowercase())
+            }
+            ShapeKind::Authored(AuthoredShape::Hinge) => write!(f, "hinge"),
+            ShapeKind::Authored(AuthoredShape::Cone) => write!(f, "cone"),
+            ShapeKind::Authored(AuthoredShape::SphericalEllipse) => {
+                write!(f, "spherical-ellipse")
+            }
+        }
     }
 }
 
@@ -68,9 +106,27 @@ impl std::str::FromStr for ShapeKind {
     type Err = String;
 
     /// Parses `box`, `obb`, `ellipsoid`, `mvee`, `kdop` (13 directions), `kdop3`, `kdop7`,
-    /// `kdop13`, `hull`, `reach-cone` or `table` (at the default resolution).
+    /// `kdop13`, `hull`, `reach-cone`, `table` (at the default resolution), `euler` (the order
+    /// of least volume), `euler-xyz` … `euler-zyx`, `hinge`, `cone` or `spherical-ellipse`.
     fn from_str(text: &str) -> Result<ShapeKind, String> {
+        if let Some(order) = text.strip_prefix("euler-") {
+            let order = crate::euler::EulerOrder::ALL
+                .into_iter()
+                .find(|o| o.to_string().eq_ignore_ascii_case(order))
+                .ok_or_else(|| {
+                    format!(
+                        "unknown Euler order {order:?}: expected xyz, xzy, yxz, yzx, zxy or zyx"
+                    )
+                })?;
+            return Ok(ShapeKind::Authored(AuthoredShape::Euler(Some(order))));
+        }
         Ok(match text {
+            "euler" => ShapeKind::Authored(AuthoredShape::Euler(None)),
+            "hinge" => ShapeKind::Authored(AuthoredShape::Hinge),
+            "cone" => ShapeKind::Authored(AuthoredShape::Cone),
+            "spherical-ellipse" | "spherical_ellipse" => {
+                ShapeKind::Authored(AuthoredShape::SphericalEllipse)
+            }
             "box" => ShapeKind::Box,
             "obb" => ShapeKind::Obb,
             "ellipsoid" => ShapeKind::Ellipsoid,
@@ -83,7 +139,7 @@ impl std::str::FromStr for ShapeKind {
             "table" => ShapeKind::Table(super::table::DEFAULT_RESOLUTION),
             _ => {
                 return Err(format!(
-                    "unknown shape {text:?}: expected box, obb, ellipsoid, mvee, kdop, kdop3, kdop7, kdop13, hull, reach-cone or table"
+                    "unknown shape {text:?}: expected box, obb, ellipsoid, mvee, kdop, kdop3, kdop7, kdop13, hull, reach-cone, table, euler, euler-xyz (any order), hinge, cone or spherical-ellipse"
                 ));
             }
         })
@@ -237,6 +293,7 @@ pub fn fit_shape(
         ShapeKind::Hull => Shape::Hull(HullShape::fit(core, padding, options.subsample)?),
         ShapeKind::ReachCone => return Err(super::FitError::NotAShape("a reach cone")),
         ShapeKind::Table(_) => return Err(super::FitError::NotAShape("a table")),
+        ShapeKind::Authored(_) => return Err(super::FitError::NotAShape("an authored kind")),
     })
 }
 
@@ -280,6 +337,17 @@ pub fn fit_joint_limit(
             joint: name.to_string(),
             reference,
             region: LimitRegion::Table(limit),
+            softening: options.softening,
+        });
+    }
+    if let ShapeKind::Authored(shape) = options.shape {
+        let rotations: Vec<glam::Quat> = all.copied().collect();
+        let fitted =
+            fit_authored(shape, &rotations, twist_axis, options.padding).map_err(shape_error)?;
+        return checked(JointLimit {
+            joint: name.to_string(),
+            reference: (reference * fitted.recentre).normalize(),
+            region: fitted.region,
             softening: options.softening,
         });
     }

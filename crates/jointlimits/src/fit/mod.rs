@@ -3,6 +3,7 @@
 //!
 //! Fitting runs in f64 and may allocate; runtime enforcement is elsewhere and does neither.
 
+pub mod authored;
 pub mod calibrate;
 pub mod convex_hull;
 pub mod eigen;

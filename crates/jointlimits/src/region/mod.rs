@@ -172,7 +172,7 @@ pub(crate) fn example_shapes(cloud: &[DVec3]) -> Vec<Shape> {
     let options = FitOptions::default();
     ShapeKind::ALL
         .into_iter()
-        .filter(|&kind| !kind.is_direction_kind())
+        .filter(|&kind| !kind.ignores_space())
         .filter_map(|kind| fit_shape(kind, cloud, cloud, &options).ok())
         .collect()
 }

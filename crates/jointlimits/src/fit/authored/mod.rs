@@ -1,0 +1,225 @@
+//! The authored kinds fitted from data: the smallest Euler ranges, hinge, swing cone or
+//! spherical ellipse of its kind that holds a joint's samples, so that fitted limits can leave
+//! this program for the engines and tools that use those kinds.
+//!
+//! Each fit takes the reference-relative rotations of one joint and returns the region and the
+//! rotation `recentre` that the reference is turned by, `reference′ = reference · recentre`
+//! (identity for Euler ranges and hinges, whose frames are the joint's own):
+//! - **Euler ranges**: per channel, the shortest arc holding the channel's angles
+//!   ([`covering_arc`]); the axis order is the one given, or of the six the one whose box of
+//!   ranges has the least volume.
+//! - **Hinge**: the axis along which the rotations' scaled angle-axis vectors spread most (least
+//!   squares: it leaves the smallest off-axis part), and the shortest arc of hinge angles about it.
+//!   A hinge allows no rotation off its axis, so a sample's off-axis part is what limiting it
+//!   removes.
+//! - **Cone**: the smallest cap holding the bone's directions ([`smallest_cap`]) becomes the cone,
+//!   with the reference turned so that its centre is the bone's rest direction, and the shortest
+//!   arc of twists measured from there.
+//! - **Spherical ellipse**: recentred the same way, the smallest ellipse centred at the rest
+//!   direction holding the swings in the swing plane ([`smallest_centred_ellipse`]), and the
+//!   shortest arc of twists.
+//!
+//! Padding widens every range and radius by its angle afterwards (a cone's and an ellipse's radii
+//! stop at π).
+
+mod arc;
+mod cap;
+mod centred_ellipse;
+
+pub use arc::covering_arc;
+pub use cap::{Cap, smallest_cap};
+pub use centred_ellipse::{CentredEllipse, smallest_centred_ellipse};
+
+use glam::{DQuat, DVec2, DVec3, Quat, Vec2, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::FitError;
+use super::eigen::symmetric_eigen;
+use crate::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
+use crate::euler::EulerOrder;
+use crate::joint_limit::{LimitRegion, TwistRange};
+
+/// Which authored kind to fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthoredShape {
+    /// Euler-angle ranges in this order, or in the order with the least volume when `None`.
+    Euler(Option<EulerOrder>),
+    /// A hinge.
+    Hinge,
+    /// A circular swing cone with a twist interval.
+    Cone,
+    /// A spherical ellipse with a twist interval.
+    SphericalEllipse,
+}
+
+/// A fitted authored region and the rotation the reference is turned by for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuthoredFit {
+    /// The region, over rotations relative to `reference · recentre`.
+    pub region: LimitRegion,
+    /// The turn of the reference: the samples the region holds are `recentre⁻¹ · relative`.
+    pub recentre: Quat,
+}
+
+/// Fits `shape` to a joint's reference-relative `rotations` (either cover), with `twist_axis`
+/// its bone's axis, padded by `padding` radians.
+pub fn fit_authored(
+    shape: AuthoredShape,
+    rotations: &[Quat],
+    twist_axis: Vec3,
+    padding: f64,
+) -> Result<AuthoredFit, FitError> {
+    if rotations.is_empty() {
+        return Err(FitError::NoSamples);
+    }
+    if let Some(index) = rotations.iter().position(|q| !q.is_finite()) {
+        return Err(FitError::NonFinite { index });
+    }
+    let rotations: Vec<DQuat> = rotations.iter().map(|q| q.as_dquat().normalize()).collect();
+    let unturned = |region: LimitRegion| AuthoredFit {
+        region,
+        recentre: Quat::IDENTITY,
+    };
+    Ok(match shape {
+        AuthoredShape::Euler(order) => unturned(fit_euler(&rotations, order, padding).into()),
+        AuthoredShape::Hinge => unturned(fit_hinge(&rotations, padding).into()),
+        AuthoredShape::Cone | AuthoredShape::SphericalEllipse => fit_swing(
+            shape,
+            &rotations,
+            twist_axis.as_dvec3().normalize(),
+            padding,
+        ),
+    })
+}
+
+/// `[min − padding, max + padding]` as f32.
+fn padded((min, max): (f64, f64), padding: f64) -> (f32, f32) {
+    ((min - padding) as f32, (max + padding) as f32)
+}
+
+/// Euler ranges: the shortest arc per channel, in `order` or the order of least volume.
+fn fit_euler(rotations: &[DQuat], order: Option<EulerOrder>, padding: f64) -> EulerLimit {
+    let orders = order.map_or(EulerOrder::ALL.to_vec(), |order| vec![order]);
+    let fitted = orders.into_iter().map(|order| {
+        let triples: Vec<DVec3> = rotations.iter().map(|&q| order.from_dquat(q)).collect();
+        let arcs: Vec<(f64, f64)> = (0..3)
+            .map(|channel| {
+                covering_arc(triples.iter().map(|t| t[channel])).expect("finite, not empty")
+            })
+            .collect();
+        let volume: f64 = arcs
+            .iter()
+            .map(|(min, max)| max - min + 2.0 * padding)
+            .product();
+        let (min, max): (Vec<f32>, Vec<f32>) = arcs.iter().map(|&arc| padded(arc, padding)).unzip();
+        let limit = EulerLimit {
+            order,
+            min: Vec3::from_slice(&min),
+            max: Vec3::from_slice(&max),
+        };
+        (volume, limit)
+    });
+    fitted
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .expect("at least one order")
+        .1
+}
+
+/// The angle of `q`'s rotation about the unit `axis` (its twist about it), radians.
+fn angle_about(q: DQuat, axis: DVec3) -> f64 {
+    2.0 * DVec3::new(q.x, q.y, q.z).dot(axis).atan2(q.w)
+}
+
+/// A hinge: the principal axis of the short-way scaled angle-axis vectors and the shortest arc of
+/// hinge angles about it.
+fn fit_hinge(rotations: &[DQuat], padding: f64) -> HingeLimit {
+    let vectors: Vec<DVec3> = rotations
+        .iter()
+        .map(|&q| {
+            let short = if q.w < 0.0 { -q } else { q };
+            let (axis, angle) = short.to_axis_angle();
+            axis * angle
+        })
+        .collect();
+    let scatter = vectors.iter().fold(glam::DMat3::ZERO, |sum, v| {
+        sum + glam::DMat3::from_cols(*v * v.x, *v * v.y, *v * v.z)
+    });
+    let eigen = symmetric_eigen(scatter);
+    let largest = (0..3)
+        .max_by(|&i, &j| eigen.values[i].total_cmp(&eigen.values[j]))
+        .unwrap_or(0);
+    let mut axis = eigen
+        .vectors
+        .col(largest)
+        .try_normalize()
+        .unwrap_or(DVec3::X);
+    // Point it so that most of the motion has positive angles (flexion positive).
+    if vectors.iter().map(|v| v.dot(axis)).sum::<f64>() < 0.0 {
+        axis = -axis;
+    }
+    let arc = covering_arc(rotations.iter().map(|&q| angle_about(q, axis))).expect("finite");
+    let (min, max) = padded(arc, padding);
+    HingeLimit {
+        axis: axis.as_vec3().normalize(),
+        min,
+        max,
+    }
+}
+
+/// A cone or a spherical ellipse about the smallest cap of the bone's directions.
+fn fit_swing(shape: AuthoredShape, rotations: &[DQuat], axis: DVec3, padding: f64) -> AuthoredFit {
+    let directions: Vec<DVec3> = rotations.iter().map(|&q| q * axis).collect();
+    // Past a hemisphere no cap is smallest in this sense: keep the rest direction as the centre.
+    let centre = smallest_cap(&directions).map_or(axis, |cap| cap.centre);
+    let recentre = DQuat::from_rotation_arc(axis, centre);
+    let first = axis.any_orthonormal_vector();
+    let second = axis.cross(first);
+    let mut swings = Vec::with_capacity(rotations.len());
+    let mut twists = Vec::with_capacity(rotations.len());
+    for &q in rotations {
+        let turned = recentre.conjugate() * q;
+        let twist = angle_about(turned, axis);
+        let swing = turned * DQuat::from_axis_angle(axis, twist).conjugate();
+        let swing = if swing.w < 0.0 { -swing } else { swing };
+        let (swing_axis, swing_angle) = swing.to_axis_angle();
+        let s = swing_axis * swing_angle;
+        swings.push(DVec2::new(s.dot(first), s.dot(second)));
+        twists.push(twist);
+    }
+    let (twist_min, twist_max) = padded(covering_arc(twists).expect("finite"), padding);
+    let twist = TwistRange {
+        min: twist_min,
+        max: twist_max,
+    };
+    let largest_radius = |r: f64| (r + padding).min(std::f64::consts::PI) as f32;
+    let region: LimitRegion = match shape {
+        AuthoredShape::Cone => {
+            let widest = swings.iter().map(|s| s.length()).fold(0.0, f64::max);
+            ConeLimit {
+                twist_axis: axis.as_vec3(),
+                max_swing: largest_radius(widest),
+                twist,
+            }
+            .into()
+        }
+        _ => {
+            let ellipse = smallest_centred_ellipse(&swings).expect("finite, not empty");
+            let (sin, cos) = ellipse.angle.sin_cos();
+            SphericalEllipseLimit {
+                twist_axis: axis.as_vec3(),
+                first_axis: (cos * first + sin * second).normalize().as_vec3(),
+                radii: Vec2::new(
+                    largest_radius(ellipse.radii.x),
+                    largest_radius(ellipse.radii.y),
+                ),
+                twist,
+            }
+            .into()
+        }
+    };
+    AuthoredFit {
+        region,
+        recentre: recentre.as_quat().normalize(),
+    }
+}
