@@ -19,7 +19,8 @@ pub fn covering_arc(angles: impl IntoIterator<Item = f64>) -> Option<(f64, f64)>
         if !angle.is_finite() {
             return None;
         }
-        around.push(angle.rem_euclid(TAU));
+        // A tiny negative angle's remainder rounds up to 2π itself: that is 0.
+        around.push(angle.rem_euclid(TAU) % TAU);
     }
     around.sort_by(f64::total_cmp);
     let (&first, &last) = (around.first()?, around.last()?);
