@@ -48,6 +48,12 @@ pub fn run(
     let inputs: Vec<&Path> = clip_paths.iter().map(PathBuf::as_path).collect();
     crate::inputs::ensure_output_is_not_an_input(out, &inputs)?;
     let skeleton = clips.skeleton();
+    if let Some(config) = &choices.config {
+        let names: Vec<&str> = skeleton.joints().iter().map(|j| j.name.as_str()).collect();
+        for pattern in config.unmatched(&names) {
+            eprintln!("warning: --config: the rule matching {pattern:?} matches no joint");
+        }
+    }
     let motions: Vec<&Motion> = clips.motions.iter().collect();
     let progress = Progress::bar("fitting", skeleton.len().saturating_sub(1) as u64, "joints");
     let step = |name: &str| {
@@ -64,18 +70,10 @@ pub fn run(
         .iter()
         .map(|m| m.frame_count().saturating_sub(options.skip_frames))
         .sum();
-    let kind = limits
-        .joints
-        .first()
-        .map_or_else(|| "no shape".to_string(), shape_label);
-    let kind = if options.shape.ignores_space() {
-        kind
-    } else {
-        format!("{} space, {kind}", space_name(options.space))
-    };
     println!(
-        "fitted {} joints ({kind}) on {} frames from {} clip(s) in {:.2} s; wrote {}",
+        "fitted {} joints ({}) on {} frames from {} clip(s) in {:.2} s; wrote {}",
         limits.joints.len(),
+        kinds_fitted(&limits),
         frames,
         clips.paths.len(),
         started.elapsed().as_secs_f64(),
@@ -88,6 +86,36 @@ pub fn run(
         print_calibrations(&calibrations);
     }
     Ok(())
+}
+
+/// The kinds in `limits` with their space, and how many joints have each when they differ.
+fn kinds_fitted(limits: &jointlimits::SkeletonLimits) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for limit in &limits.joints {
+        let label = match &limit.region {
+            jointlimits::LimitRegion::Full(_) | jointlimits::LimitRegion::SwingTwist(_) => {
+                format!(
+                    "{} space, {}",
+                    space_name(limit.space()),
+                    shape_label(limit)
+                )
+            }
+            _ => shape_label(limit),
+        };
+        match counts.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((label, 1)),
+        }
+    }
+    match counts.as_slice() {
+        [] => "no joints".to_string(),
+        [(label, _)] => label.clone(),
+        _ => counts
+            .iter()
+            .map(|(label, count)| format!("{count} {label}"))
+            .collect::<Vec<_>>()
+            .join("; "),
+    }
 }
 
 /// The left/right pairs `fit --mirror` pooled, and the plane it reflected across.

@@ -65,8 +65,10 @@ enum Command {
         #[arg(long, default_value = "full", value_parser = fit::parse_space)]
         space: SpaceKind,
         /// Shape: box, obb, ellipsoid, mvee, kdop (= kdop13), kdop3, kdop7, kdop13, hull,
-        /// reach-cone (bone direction and swing-dependent twist), or table (lookup tables over
-        /// the sphere of bone directions); the space option is ignored for the last two.
+        /// reach-cone (bone direction and swing-dependent twist), table (lookup tables over
+        /// the sphere of bone directions), or an authored kind, the smallest of its kind holding
+        /// the frames: euler (axis order of least volume), euler-xyz … euler-zyx, hinge, cone,
+        /// spherical-ellipse. The space option is ignored for all but the first eight.
         #[arg(long, default_value = "ellipsoid", value_parser = fit::parse_shape)]
         shape: ShapeKind,
         /// Cells per side of a table (`--shape table`), 4 to 2048.
@@ -96,6 +98,12 @@ enum Command {
         /// before a capital, _L/_R or .L/.R at the end).
         #[arg(long)]
         mirror: bool,
+        /// Per-joint choices (TOML if the name ends in .toml, else JSON): `defaults` and
+        /// `joints` rules, each with `match` (a name, `*` and `?` allowed) and any of `shape`,
+        /// `space`, `padding` (degrees), `resolution`, `accept` (0 turns calibration off) and
+        /// `exclude = true`, applied in order over the options given here.
+        #[arg(long)]
+        config: Option<PathBuf>,
     },
     /// Bake limits of any kind into lookup tables (`space: "table"`) and report, per joint, how
     /// far each table disagrees with the original on random directions and rotations.
@@ -432,6 +440,7 @@ fn main() -> ExitCode {
             resolution,
             accept,
             mirror,
+            config,
         } => {
             let shape = match shape {
                 ShapeKind::Table(_) => ShapeKind::Table(resolution),
@@ -446,8 +455,19 @@ fn main() -> ExitCode {
                 skip_frames,
                 softening: None,
             };
-            let choices = jointlimits::fit::SkeletonFitChoices { accept, mirror };
-            fit::run(&clips, &out, options, &choices).map(|()| true)
+            config
+                .map(|path| jointlimits_io::read_fit_config(&path))
+                .transpose()
+                .map_err(anyhow::Error::from)
+                .and_then(|config| {
+                    let choices = jointlimits::fit::SkeletonFitChoices {
+                        accept,
+                        mirror,
+                        config,
+                    };
+                    fit::run(&clips, &out, options, &choices)
+                })
+                .map(|()| true)
         }
         Command::Bake {
             limits,

@@ -11,6 +11,7 @@
 //! measured outside by up to 4e-5 rad after rounding; inputs of length 3e38 gave NaN.
 
 use glam::Quat;
+use jointlimits::fit::authored::AuthoredShape;
 use jointlimits::fit::{FitOptions, ShapeKind, fit_skeleton_limits};
 use jointlimits::shape::KdopDirections;
 use jointlimits::{JointLimit, Limiter, SpaceKind};
@@ -101,6 +102,16 @@ fn answers_to_random_poses_are_allowed_for_every_fitted_kind() {
         (SpaceKind::SwingTwist, ShapeKind::Obb),
         (SpaceKind::SwingTwist, ShapeKind::Ellipsoid),
         (SpaceKind::SwingTwist, ShapeKind::MinimumVolumeEllipsoid),
+        (
+            SpaceKind::Full,
+            ShapeKind::Authored(AuthoredShape::Euler(None)),
+        ),
+        (SpaceKind::Full, ShapeKind::Authored(AuthoredShape::Hinge)),
+        (SpaceKind::Full, ShapeKind::Authored(AuthoredShape::Cone)),
+        (
+            SpaceKind::Full,
+            ShapeKind::Authored(AuthoredShape::SphericalEllipse),
+        ),
     ];
     let mut random = SplitMix(99);
     let mut all = Vec::new();

@@ -18,8 +18,8 @@ fn fit(bvh: &jointlimits_io::Bvh, clip: &Motion, shape: ShapeKind, mirror: bool)
         ..FitOptions::default()
     };
     let choices = SkeletonFitChoices {
-        accept: None,
         mirror,
+        ..SkeletonFitChoices::default()
     };
     fit_skeleton_limits_with(&bvh.skeleton, &[clip], &options, &choices, &|_| {})
         .unwrap()

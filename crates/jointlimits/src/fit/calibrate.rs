@@ -15,6 +15,7 @@
 
 use glam::{Quat, Vec3};
 
+use super::config::{FitConfig, JointChoice};
 use super::limits::{FitLimitsError, FitOptions, JointSamples, fit_each_joint, fit_joint_limit};
 use crate::measure::tightness::rotation_acceptance;
 use crate::{JointLimit, Motion, Skeleton, SkeletonLimits};
@@ -199,13 +200,16 @@ pub fn fit_calibrated_joint_limit(
 }
 
 /// Choices beyond [`FitOptions`] for fitting a whole skeleton.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct SkeletonFitChoices {
     /// Calibrate each joint's margin to accept this share of unseen frames (module docs).
     pub accept: Option<f64>,
     /// Pool each left joint's rotations with its right partner's reflected across the sagittal
     /// plane, and the other way round ([`super::mirror`]).
     pub mirror: bool,
+    /// Per-joint choices over the options and `accept` above ([`super::config`]); joints it
+    /// excludes get no limit.
+    pub config: Option<FitConfig>,
 }
 
 /// Fits every joint of `skeleton` but the root like [`super::fit_skeleton_limits`], each with
@@ -220,7 +224,7 @@ pub fn fit_calibrated_skeleton_limits(
 ) -> Result<(SkeletonLimits, Vec<JointCalibration>), FitLimitsError> {
     let choices = SkeletonFitChoices {
         accept: Some(accept),
-        mirror: false,
+        ..SkeletonFitChoices::default()
     };
     let (limits, calibrations) =
         fit_skeleton_limits_with(skeleton, clips, options, &choices, progress)?;
@@ -228,8 +232,9 @@ pub fn fit_calibrated_skeleton_limits(
 }
 
 /// Fits every joint of `skeleton` but the root like [`super::fit_skeleton_limits`], with the
-/// `choices`: calibrated margins (then each joint's calibration is returned too, in the limits'
-/// order) and left/right mirroring.
+/// `choices`: calibrated margins (then each calibrated joint's calibration is returned too, in the
+/// limits' order), left/right mirroring, and per-joint choices (joints the configuration excludes
+/// get no limit).
 pub fn fit_skeleton_limits_with(
     skeleton: &Skeleton,
     clips: &[&Motion],
@@ -245,22 +250,41 @@ pub fn fit_skeleton_limits_with(
             problem: format!("{accept}; it is a share of frames in (0, 1]"),
         });
     }
-    let fit = |joint: JointSamples| match choices.accept {
-        None => joint.fit(options).map(|limit| (limit, None)),
-        Some(accept) => fit_calibrated_joint_limit(
-            joint.name,
-            joint.reference,
-            &joint.relative,
-            joint.twist_axis,
-            options,
-            accept,
-        )
-        .map(|(limit, calibration)| (limit, Some(calibration))),
+    if let Some(config) = &choices.config {
+        config.validate().map_err(|e| FitLimitsError::Option {
+            option: "config",
+            problem: e.to_string(),
+        })?;
+    }
+    let choice_for = |name: &str| match &choices.config {
+        Some(config) => config.choice_for(name, options, choices.accept),
+        None => Some(JointChoice {
+            options: *options,
+            accept: choices.accept,
+        }),
+    };
+    let fit = |joint: JointSamples| {
+        let Some(choice) = choice_for(joint.name) else {
+            return Ok(None);
+        };
+        match choice.accept {
+            None => joint.fit(&choice.options).map(|limit| Some((limit, None))),
+            Some(accept) => fit_calibrated_joint_limit(
+                joint.name,
+                joint.reference,
+                &joint.relative,
+                joint.twist_axis,
+                &choice.options,
+                accept,
+            )
+            .map(|(limit, calibration)| Some((limit, Some(calibration)))),
+        }
     };
     let fitted = fit_each_joint(skeleton, clips, options, choices.mirror, progress, &fit)?;
-    let (limits, calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().unzip();
+    let (limits, calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().flatten().unzip();
+    let calibrations: Vec<JointCalibration> = calibrations.into_iter().flatten().collect();
     let limits = SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton);
-    Ok((limits, calibrations.into_iter().collect()))
+    Ok((limits, (!calibrations.is_empty()).then_some(calibrations)))
 }
 
 #[cfg(test)]

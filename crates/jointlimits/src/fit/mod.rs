@@ -5,6 +5,7 @@
 
 pub mod authored;
 pub mod calibrate;
+pub mod config;
 pub mod convex_hull;
 pub mod eigen;
 pub mod halfspace_intersection;
@@ -18,6 +19,7 @@ pub mod table;
 pub use calibrate::{
     JointCalibration, SkeletonFitChoices, fit_calibrated_skeleton_limits, fit_skeleton_limits_with,
 };
+pub use config::{FitConfig, JointChoice, JointRule};
 pub use eigen::{SymmetricEigen, symmetric_eigen};
 pub use limits::{
     FitLimitsError, FitOptions, ShapeKind, fit_joint_limit, fit_shape, fit_skeleton_limits,

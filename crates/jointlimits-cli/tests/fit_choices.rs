@@ -1,0 +1,153 @@
+//! `fit --config`: per-joint kinds, paddings and calibration from a TOML or JSON file, joints
+//! excluded, and clear errors for files that cannot be used.
+
+mod common;
+
+use common::{jointlimits, scratch, stderr};
+use jointlimits::LimitRegion;
+
+const CONFIG: &str = r#"
+[defaults]
+shape = "box"
+space = "swing-twist"
+
+[[joints]]
+match = "?Shin"
+shape = "hinge"
+padding = 1.0
+
+[[joints]]
+match = "lShldr"
+shape = "table"
+resolution = 32
+
+[[joints]]
+match = "?Thigh"
+shape = "cone"
+accept = 0.99
+
+[[joints]]
+match = "*Pinky*"
+exclude = true
+
+[[joints]]
+match = "lThighh"
+"#;
+
+#[test]
+fn each_joint_gets_the_kind_its_rules_choose() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("fit-config");
+    let config = dir.join("fit.toml");
+    std::fs::write(&config, CONFIG).unwrap();
+    let out = dir.join("limits.json");
+    let output = jointlimits(&[
+        "fit",
+        clip.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("\"lThighh\" matches no joint"),
+        "{}",
+        stderr(&output)
+    );
+    let printed = String::from_utf8_lossy(&output.stdout);
+    let limits = jointlimits_io::read_limits_file(&out).unwrap();
+    let kind = |name: &str| {
+        limits
+            .joints
+            .iter()
+            .find(|l| l.joint == name)
+            .map(|l| &l.region)
+    };
+    assert!(matches!(kind("lShin"), Some(LimitRegion::Hinge(_))));
+    assert!(matches!(kind("rShin"), Some(LimitRegion::Hinge(_))));
+    assert!(matches!(kind("lShldr"), Some(LimitRegion::Table(t)) if t.resolution() == 32));
+    assert!(matches!(kind("rShldr"), Some(LimitRegion::SwingTwist(_))));
+    assert!(matches!(kind("lThigh"), Some(LimitRegion::Cone(_))));
+    assert!(kind("lPinky1").is_none() && kind("rPinky2").is_none());
+    // Only the thighs were calibrated, and the calibration table says so.
+    assert!(printed.contains("calibrated to accept 99.00%"), "{printed}");
+    let calibrated: Vec<&str> = printed
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.contains('%') && !l.contains("mean over"))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(calibrated, ["rThigh", "lThigh"], "{printed}");
+    // The limits hold the clip they came from, except the hinges' off-axis motion.
+    let check = succeed_or_violations(&["check", out.to_str().unwrap(), clip.to_str().unwrap()]);
+    for line in check
+        .lines()
+        .filter(|l| l.starts_with("lThigh") || l.starts_with("neck"))
+    {
+        assert!(line.split_whitespace().nth(1) == Some("0"), "{line}");
+    }
+}
+
+/// What `check` printed (it exits 1 when some frame is outside).
+fn succeed_or_violations(args: &[&str]) -> String {
+    let output = jointlimits(args);
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{}",
+        stderr(&output)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn unusable_configurations_name_the_file_and_the_place() {
+    let dir = scratch("fit-config-errors");
+    // The configuration is read first: the clip is never reached.
+    let clip = dir.join("clip.bvh");
+    for (name, text, expected) in [
+        (
+            "a.toml",
+            "[defaults]\nshape = \"cube\"\n",
+            "a.toml:2:9: unknown shape \"cube\"",
+        ),
+        (
+            "b.toml",
+            "[[joints]]\nshape = \"box\"\n",
+            "b.toml: joints[0] (match \"\"): needs `match`",
+        ),
+        (
+            "c.json",
+            "{\"defaults\": {\"padding\": 200}}",
+            "c.json: defaults: --padding",
+        ),
+        (
+            "d.json",
+            "{\"joints\": [{\"match\": \"a\", \"acept\": 1}]}",
+            "d.json:1:",
+        ),
+        (
+            "e.toml",
+            "[defaults]\naccept = 2\n",
+            "accept 2 is not a share",
+        ),
+    ] {
+        let config = dir.join(name);
+        std::fs::write(&config, text).unwrap();
+        let out = dir.join("never.json");
+        let output = jointlimits(&[
+            "fit",
+            clip.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{name}");
+        let message = stderr(&output);
+        assert!(message.contains(expected), "{name}: {message}");
+        assert!(!message.contains("panicked"), "{message}");
+        assert!(!out.exists(), "{name}: nothing is written");
+    }
+}

@@ -1,0 +1,325 @@
+//! Per-joint fitting choices: which kind, space, padding and calibrated acceptance each joint
+//! gets, by name or name pattern, and which joints get no limit at all.
+//!
+//! A configuration is a list of rules applied in order over the options every joint starts from:
+//! first `defaults`, then each of `joints` whose pattern matches the joint's name, a later rule's
+//! fields replacing an earlier one's. Its serialised form (JSON or TOML) reads:
+//!
+//! ```toml
+//! [defaults]
+//! shape = "ellipsoid"
+//! accept = 0.99
+//!
+//! [[joints]]
+//! match = "*Shin"          # `*` any run of characters, `?` any one
+//! shape = "hinge"
+//! padding = 1.0            # degrees
+//!
+//! [[joints]]
+//! match = "?Finger*"
+//! exclude = true           # no limit for these joints
+//! ```
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::limits::{FitOptions, ShapeKind};
+use crate::space::SpaceKind;
+
+/// A fitting configuration: defaults and per-joint rules (module docs).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FitConfig {
+    /// Applied to every joint first.
+    #[serde(default)]
+    pub defaults: JointRule,
+    /// Applied in order to the joints their pattern matches.
+    #[serde(default)]
+    pub joints: Vec<JointRule>,
+}
+
+/// One rule: the fields it sets, for the joints it matches.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointRule {
+    /// The joint names it applies to: a name, or a pattern where `*` matches any run of
+    /// characters and `?` any one character. Required in `joints`; not allowed in `defaults`.
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The kind fitted (a `--shape` name: `ellipsoid`, `hinge`, `reach-cone`, `table`, …).
+    #[serde(
+        default,
+        deserialize_with = "parse_shape",
+        serialize_with = "write_shape",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub shape: Option<ShapeKind>,
+    /// The limit space, `full` or `swing-twist`.
+    #[serde(
+        default,
+        deserialize_with = "parse_space",
+        serialize_with = "write_space",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub space: Option<SpaceKind>,
+    /// The padding, degrees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub padding: Option<f64>,
+    /// A table's cells per side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<u32>,
+    /// Calibrate the margin to accept this share of unseen frames; `1` accepts all seen and is
+    /// the largest; a rule can turn calibration off again with `accept = 0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept: Option<f64>,
+    /// Fit no limit for the joints it matches.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exclude: bool,
+}
+
+/// What one joint is fitted with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointChoice {
+    /// The fitting options.
+    pub options: FitOptions,
+    /// The calibrated acceptance, or `None` for the padding alone.
+    pub accept: Option<f64>,
+}
+
+/// A configuration that cannot be used: the rule (`defaults` or `joints[i]`) and the problem.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{rule}: {problem}")]
+pub struct ConfigError {
+    /// `defaults`, or `joints[i]` with the rule's pattern.
+    pub rule: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+impl FitConfig {
+    /// Checks every rule: patterns where they belong, and values [`FitOptions::validate`]
+    /// accepts (padding 0–180°, acceptance in `[0, 1]`, table resolution).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut named = vec![("defaults".to_string(), &self.defaults)];
+        for (i, rule) in self.joints.iter().enumerate() {
+            let pattern = rule.pattern.as_deref().unwrap_or("");
+            named.push((format!("joints[{i}] (match {pattern:?})"), rule));
+        }
+        for (index, (rule, fields)) in named.into_iter().enumerate() {
+            let fail = |problem: String| ConfigError {
+                rule: rule.clone(),
+                problem,
+            };
+            match (index, &fields.pattern) {
+                (0, Some(_)) => return Err(fail("`match` belongs in a joints rule".into())),
+                (i, None) if i > 0 => {
+                    return Err(fail("needs `match`: a joint name or pattern".into()));
+                }
+                _ => {}
+            }
+            if let Some(accept) = fields.accept
+                && !(0.0..=1.0).contains(&accept)
+            {
+                return Err(fail(format!(
+                    "accept {accept} is not a share of frames in [0, 1]"
+                )));
+            }
+            let options = fields.apply(FitOptions::default());
+            options.validate().map_err(|e| fail(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// What the joint `name` is fitted with, starting from `base` and `base_accept` (the
+    /// command line's): the rules that match applied in order, or `None` when one excludes it.
+    pub fn choice_for(
+        &self,
+        name: &str,
+        base: &FitOptions,
+        base_accept: Option<f64>,
+    ) -> Option<JointChoice> {
+        let mut choice = JointChoice {
+            options: *base,
+            accept: base_accept,
+        };
+        let matching = std::iter::once(&self.defaults).chain(
+            self.joints
+                .iter()
+                .filter(|rule| rule.pattern.as_deref().is_some_and(|p| matches(p, name))),
+        );
+        for rule in matching {
+            if rule.exclude {
+                return None;
+            }
+            choice.options = rule.apply(choice.options);
+            if let Some(accept) = rule.accept {
+                choice.accept = (accept > 0.0).then_some(accept);
+            }
+        }
+        Some(choice)
+    }
+
+    /// The `joints` rules whose pattern matches none of `names` (likely a misspelling).
+    pub fn unmatched<'a>(&'a self, names: &[&str]) -> Vec<&'a str> {
+        self.joints
+            .iter()
+            .filter_map(|rule| rule.pattern.as_deref())
+            .filter(|pattern| !names.iter().any(|name| matches(pattern, name)))
+            .collect()
+    }
+}
+
+impl JointRule {
+    /// `options` with this rule's fields set.
+    fn apply(&self, mut options: FitOptions) -> FitOptions {
+        if let Some(shape) = self.shape {
+            options.shape = shape;
+        }
+        if let Some(space) = self.space {
+            options.space = space;
+        }
+        if let Some(padding) = self.padding {
+            options.padding = padding.to_radians();
+        }
+        if let (Some(resolution), ShapeKind::Table(_)) = (self.resolution, options.shape) {
+            options.shape = ShapeKind::Table(resolution);
+        }
+        options
+    }
+}
+
+/// Whether `name` matches `pattern`, where `*` matches any run of characters (also none) and `?`
+/// any one character.
+///
+/// ```
+/// use jointlimits::fit::config::matches;
+/// assert!(matches("*Shin", "lShin") && matches("?Thigh", "rThigh") && matches("neck", "neck"));
+/// assert!(!matches("*Shin", "lShinTwist") && !matches("?Thigh", "Thigh"));
+/// ```
+pub fn matches(pattern: &str, name: &str) -> bool {
+    let (pattern, name): (Vec<char>, Vec<char>) =
+        (pattern.chars().collect(), name.chars().collect());
+    // Greedy matching with one backtrack point: the last `*` and where its run would end.
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some(&c) if c == '?' || c == name[n] => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((star_p, star_n)) => {
+                    star = Some((star_p, star_n + 1));
+                    (p, n) = (star_p + 1, star_n + 1);
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|&c| c == '*')
+}
+
+/// Reads a shape by its `--shape` name.
+fn parse_shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ShapeKind>, D::Error> {
+    let text = String::deserialize(d)?;
+    text.parse().map(Some).map_err(serde::de::Error::custom)
+}
+
+fn write_shape<S: serde::Serializer>(shape: &Option<ShapeKind>, s: S) -> Result<S::Ok, S::Error> {
+    match shape {
+        Some(shape) => s.serialize_str(&shape.to_string()),
+        None => s.serialize_none(),
+    }
+}
+
+/// Reads `full` or `swing-twist`.
+fn parse_space<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SpaceKind>, D::Error> {
+    match String::deserialize(d)?.as_str() {
+        "full" => Ok(Some(SpaceKind::Full)),
+        "swing-twist" | "swing_twist" => Ok(Some(SpaceKind::SwingTwist)),
+        other => Err(serde::de::Error::custom(format!(
+            "unknown space {other:?}: expected full or swing-twist"
+        ))),
+    }
+}
+
+fn write_space<S: serde::Serializer>(space: &Option<SpaceKind>, s: S) -> Result<S::Ok, S::Error> {
+    match space {
+        Some(SpaceKind::Full) => s.serialize_str("full"),
+        Some(SpaceKind::SwingTwist) => s.serialize_str("swing-twist"),
+        None => s.serialize_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fit::authored::AuthoredShape;
+
+    fn config(json: &str) -> FitConfig {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn later_rules_replace_earlier_fields_and_exclusion_wins() {
+        let config = config(
+            r#"{"defaults": {"shape": "box", "accept": 0.99},
+                "joints": [{"match": "*Shin", "shape": "hinge", "padding": 1},
+                           {"match": "l*", "accept": 0},
+                           {"match": "?Finger*", "exclude": true}]}"#,
+        );
+        config.validate().unwrap();
+        let base = FitOptions::default();
+        let shin = config.choice_for("lShin", &base, None).unwrap();
+        assert_eq!(
+            shin.options.shape,
+            ShapeKind::Authored(AuthoredShape::Hinge)
+        );
+        assert!((shin.options.padding - 1f64.to_radians()).abs() < 1e-12);
+        assert_eq!(shin.accept, None);
+        let right = config.choice_for("rShin", &base, None).unwrap();
+        assert_eq!(right.accept, Some(0.99));
+        let neck = config.choice_for("neck", &base, None).unwrap();
+        assert_eq!(neck.options.shape, ShapeKind::Box);
+        assert_eq!(neck.options.padding, base.padding);
+        assert_eq!(config.choice_for("rFinger2", &base, None), None);
+        assert_eq!(config.unmatched(&["lShin", "neck"]), vec!["?Finger*"]);
+    }
+
+    #[test]
+    fn bad_rules_are_named() {
+        let error = config(r#"{"joints": [{"shape": "box"}]}"#)
+            .validate()
+            .unwrap_err();
+        assert_eq!(error.rule, "joints[0] (match \"\")");
+        let error = config(r#"{"joints": [{"match": "a", "padding": 500}]}"#)
+            .validate()
+            .unwrap_err();
+        assert!(error.problem.contains("padding"), "{error}");
+        let error = config(r#"{"defaults": {"match": "a"}}"#)
+            .validate()
+            .unwrap_err();
+        assert_eq!(error.rule, "defaults");
+        assert!(serde_json::from_str::<FitConfig>(r#"{"defaults": {"shape": "cube"}}"#).is_err());
+        assert!(serde_json::from_str::<FitConfig>(r#"{"defaults": {"shaep": "box"}}"#).is_err());
+    }
+
+    #[test]
+    fn patterns_match_whole_names() {
+        for (pattern, name, expected) in [
+            ("*", "", true),
+            ("a*b*c", "aXbYbc", true),
+            ("a*b*c", "aXbYbd", false),
+            ("*Arm", "lForeArm", true),
+            ("l?", "lx", true),
+            ("l?", "l", false),
+            ("**x", "x", true),
+        ] {
+            assert_eq!(matches(pattern, name), expected, "{pattern} {name}");
+        }
+    }
+}
