@@ -14,6 +14,7 @@ mod images;
 mod inputs;
 mod inspect;
 mod lod;
+mod mirror;
 mod plot;
 mod progress;
 mod suggest;
@@ -169,6 +170,21 @@ enum Command {
         /// The limits file to write (with --resolution).
         #[arg(short, long, requires = "resolution")]
         out: Option<PathBuf>,
+    },
+    /// Make the other side's limits from one side's, reflected across the body's sagittal plane
+    /// (partners found by name; the plane from their offsets).
+    Mirror {
+        /// The limits file.
+        limits: PathBuf,
+        /// The limits file to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// The side whose limits are copied: left or right.
+        #[arg(long, default_value = "left", value_parser = mirror::parse_side)]
+        from: jointlimits::mirror_limits::Side,
+        /// A clip of the skeleton, for limits files that record none.
+        #[arg(long)]
+        skeleton: Option<PathBuf>,
     },
     /// Enforce limits on a clip and write the result.
     Apply {
@@ -509,6 +525,12 @@ fn main() -> ExitCode {
             write: resolution.zip(out.as_deref()).map(|(r, o)| (r as usize, o)),
         })
         .map(|()| true),
+        Command::Mirror {
+            limits,
+            out,
+            from,
+            skeleton,
+        } => mirror::run(&limits, &out, from, skeleton.as_deref()).map(|()| true),
         Command::Apply {
             limits,
             input,

@@ -168,7 +168,7 @@ fn compare_tables_every_kind_and_repeats_itself() {
             .contains("leave-one-clip-out")
     );
     let markdown = run("--markdown");
-    assert_eq!(markdown.lines().filter(|l| l.starts_with("| ")).count(), 19);
+    assert_eq!(markdown.lines().filter(|l| l.starts_with("| ")).count(), 23);
 
     // One clip: time blocks; a held-out clip: that clip.
     let mut args = vec!["compare", a, "--json"];

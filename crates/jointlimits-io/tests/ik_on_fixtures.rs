@@ -13,6 +13,7 @@ use common::ik_problems::{Arm, Problem, SIX_BONES, THREE_BONES, TWO_BONES, WIDE_
 use glam::{Quat, Vec3};
 use jointlimits::SpaceKind;
 use jointlimits::fit::ShapeKind;
+use jointlimits::fit::authored::AuthoredShape;
 use jointlimits::ik::{
     Chain, IkOptions, IkReport, Solver, StopReason, Tracker, solve, solve_two_bone,
 };
@@ -138,10 +139,13 @@ fn every_fitted_shape_holds_inside_every_solver() {
     let mut lines = Vec::new();
     for space in [SpaceKind::Full, SpaceKind::SwingTwist] {
         for shape in ShapeKind::ALL {
-            // A reach cone ignores the space: fitted once.
-            if shape == ShapeKind::ReachCone && space == SpaceKind::SwingTwist {
+            // Kinds of their own ignore the space: fitted once.
+            if shape.ignores_space() && space == SpaceKind::SwingTwist {
                 continue;
             }
+            // A hinge allows nothing off its axis, and the recorded poses the targets come from
+            // move the arm off it: it must hold, but need not reach them.
+            let must_reach = shape != ShapeKind::Authored(AuthoredShape::Hinge);
             let limits = capture.limits_shaped(space, shape);
             for (label, names) in [("3 bones", &THREE_BONES[..]), ("6 bones", &SIX_BONES[..])] {
                 let arm = Arm::new(&capture, names).with_limits(&limits);
@@ -153,7 +157,10 @@ fn every_fitted_shape_holds_inside_every_solver() {
                     let line =
                         tally.line(&format!("{space:?} {shape:?} {label} {}", solver.name()));
                     assert!(tally.worst_violation <= 1e-4, "{line}");
-                    assert!(tally.reached * 100 >= tally.solves * 99, "{line}");
+                    assert!(
+                        !must_reach || tally.reached * 100 >= tally.solves * 99,
+                        "{line}"
+                    );
                     lines.push(line);
                 }
             }

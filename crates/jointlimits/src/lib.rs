@@ -38,6 +38,7 @@ pub mod ik;
 pub mod joint_limit;
 pub mod limiter;
 pub mod measure;
+pub mod mirror_limits;
 pub mod motion;
 pub mod presets;
 pub mod reach_cone;

@@ -8,6 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use glam::Vec3;
+
 use crate::skeleton::Skeleton;
 use crate::validation::InvalidField;
 
@@ -88,6 +90,26 @@ impl SkeletonRecord {
                 })
                 .collect(),
         }
+    }
+
+    /// A skeleton with the recorded names, parents and offsets (identity reference rotations, no
+    /// end sites): enough to find left/right partners and the sagittal plane.
+    pub fn to_skeleton(&self) -> Result<Skeleton, crate::skeleton::SkeletonError> {
+        let joints = self
+            .joints
+            .iter()
+            .map(|joint| crate::skeleton::Joint {
+                name: joint.name.clone(),
+                parent: joint
+                    .parent
+                    .as_ref()
+                    .and_then(|parent| self.joints.iter().position(|j| &j.name == parent)),
+                offset: Vec3::from_array(joint.offset),
+                end_site: None,
+                reference_rotation: glam::Quat::IDENTITY,
+            })
+            .collect();
+        Skeleton::new(joints)
     }
 
     /// Every way `skeleton` differs from the record, in the record's joint order (joints only the

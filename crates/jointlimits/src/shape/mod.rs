@@ -193,6 +193,48 @@ impl Shape {
         }
     }
 
+    /// The region turned by the rotation matrix `turn` about the origin: `{turn·x : x ∈ self}`.
+    /// Only the frame moves; an axis-aligned box turned by a signed axis permutation (a half
+    /// turn about a coordinate axis) stays axis-aligned, its bounds exchanged instead.
+    pub fn turned(&self, turn: Mat3) -> Shape {
+        let frame = |f: &Frame| Frame {
+            center: turn * f.center,
+            rotation: turn * f.rotation,
+        };
+        match self {
+            Shape::Box(b) if b.frame.rotation == Mat3::IDENTITY && is_signed_diagonal(turn) => {
+                let signs = Vec3::new(turn.x_axis.x, turn.y_axis.y, turn.z_axis.z);
+                let (a, c) = (signs * b.min, signs * b.max);
+                Shape::Box(BoxShape {
+                    frame: Frame {
+                        center: turn * b.frame.center,
+                        rotation: Mat3::IDENTITY,
+                    },
+                    min: a.min(c),
+                    max: a.max(c),
+                })
+            }
+            Shape::Box(b) => Shape::Box(BoxShape {
+                frame: frame(&b.frame),
+                ..*b
+            }),
+            Shape::Ellipsoid(e) => Shape::Ellipsoid(EllipsoidShape {
+                frame: frame(&e.frame),
+                ..*e
+            }),
+            Shape::Kdop(k) => {
+                let mut k = k.clone();
+                k.frame = frame(&k.frame);
+                Shape::Kdop(k)
+            }
+            Shape::Hull(h) => {
+                let mut h = h.clone();
+                h.frame = frame(&h.frame);
+                Shape::Hull(h)
+            }
+        }
+    }
+
     /// An upper bound on `|x|` over the region: how far from the reference it reaches.
     #[inline]
     pub fn reach(&self) -> f32 {
@@ -221,6 +263,15 @@ impl Shape {
             Shape::Hull(_) => "hull".into(),
         }
     }
+}
+
+/// Whether `m` is diagonal with entries ±1.
+fn is_signed_diagonal(m: Mat3) -> bool {
+    let off = [
+        m.x_axis.y, m.x_axis.z, m.y_axis.x, m.y_axis.z, m.z_axis.x, m.z_axis.y,
+    ];
+    let diagonal = [m.x_axis.x, m.y_axis.y, m.z_axis.z];
+    off.iter().all(|&v| v == 0.0) && diagonal.iter().all(|&v| v.abs() == 1.0)
 }
 
 /// Whether every component of a frame is finite.

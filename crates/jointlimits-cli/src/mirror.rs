@@ -1,0 +1,62 @@
+//! `jointlimits mirror`: the other side's limits made from one side's, reflected across the
+//! body's sagittal plane.
+
+use anyhow::{Context, Result, bail};
+use jointlimits::mirror_limits::{Side, mirror_skeleton_limits};
+use jointlimits_io::{read_bvh_file, write_limits_file};
+use std::path::Path;
+
+use crate::inputs;
+
+/// How `mirror` takes its arguments, for hints.
+const USAGE: &str =
+    "jointlimits mirror LIMITS.json -o OUT.json [--from left|right] [--skeleton CLIP.bvh]";
+
+/// Parses `left` or `right`.
+pub fn parse_side(text: &str) -> Result<Side, String> {
+    match text {
+        "left" => Ok(Side::Left),
+        "right" => Ok(Side::Right),
+        _ => Err(format!("expected left or right, found {text:?}")),
+    }
+}
+
+/// Runs `jointlimits mirror`: reads the limits, finds the partners and the plane in the
+/// skeleton recorded with them (or in `skeleton_clip`'s), and writes the mirrored limits.
+pub fn run(limits_path: &Path, out: &Path, from: Side, skeleton_clip: Option<&Path>) -> Result<()> {
+    let limits = inputs::read_limits(limits_path, USAGE)?;
+    let mut read = vec![limits_path];
+    read.extend(skeleton_clip);
+    inputs::ensure_output_is_not_an_input(out, &read)?;
+    let skeleton = match (skeleton_clip, &limits.skeleton) {
+        (Some(clip), _) => read_bvh_file(clip)?.skeleton,
+        (None, Some(record)) => record
+            .to_skeleton()
+            .with_context(|| format!("{}: the recorded skeleton", limits_path.display()))?,
+        (None, None) => bail!(
+            "{} records no skeleton: name a clip of it with --skeleton CLIP.bvh",
+            limits_path.display()
+        ),
+    };
+    let (mirrored, pairs) = mirror_skeleton_limits(&limits, &skeleton, from)
+        .with_context(|| limits_path.display().to_string())?;
+    if pairs.is_empty() {
+        bail!(
+            "{}: no joint of the {} side has limits to mirror",
+            limits_path.display(),
+            if from == Side::Left { "left" } else { "right" }
+        );
+    }
+    write_limits_file(out, &mirrored)?;
+    println!(
+        "mirrored {} joints ({}); wrote {}",
+        pairs.len(),
+        pairs
+            .iter()
+            .map(|(a, b)| format!("{a} → {b}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        out.display()
+    );
+    Ok(())
+}
