@@ -105,7 +105,11 @@ pub fn measure(
             let mut stresses = Vec::with_capacity(limited.len());
             for (entry, &j) in joints.iter_mut().zip(&limited) {
                 let limit = limiter.joint_limit(j).expect("a limited joint");
-                let assessment = limit.assess(rotations[j]);
+                // A limit coupled to its parent judges the parent's rotation as recorded.
+                let context = jointlimits::LimitContext {
+                    parent: skeleton.joints()[j].parent.map(|p| rotations[p]),
+                };
+                let assessment = limit.assess_in(rotations[j], &context);
                 let violation = f64::from(assessment.violation).to_degrees();
                 if let Some(stress) = assessment.stress.map(f64::from) {
                     entry.max_stress = Some(entry.max_stress.map_or(stress, |m| m.max(stress)));

@@ -16,7 +16,7 @@ use crate::progress::Progress;
 use crate::suggest::did_you_mean;
 
 /// The names `--shape` takes.
-const SHAPE_NAMES: [&str; 16] = [
+const SHAPE_NAMES: [&str; 17] = [
     "box",
     "obb",
     "ellipsoid",
@@ -33,6 +33,7 @@ const SHAPE_NAMES: [&str; 16] = [
     "hinge",
     "cone",
     "spherical-ellipse",
+    "coupled",
 ];
 
 /// Runs `jointlimits fit` with the `choices`: calibrated margins (the calibration is printed) and

@@ -76,10 +76,10 @@ pub fn within_tolerance(a: Quat, b: Quat) -> bool {
 }
 
 /// What a limit may depend on besides the rotation it limits: the state of the joint's parent,
-/// for limits coupled across joints. Every kind so far ignores it.
+/// for limits coupled across joints ([`crate::coupled`]). Every other kind ignores it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LimitContext {
-    /// The parent joint's relative rotation this frame, when known.
+    /// The parent joint's local rotation this frame (after its own limit), when known.
     pub parent: Option<Quat>,
 }
 

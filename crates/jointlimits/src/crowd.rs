@@ -44,6 +44,7 @@ use glam::{Quat, Vec4};
 use rayon::prelude::*;
 
 use crate::batch::{LANES, SurelyInside};
+use crate::contract::LimitContext;
 use crate::joint_limit::JointLimit;
 use crate::limiter::{DEFAULT_SWITCH_MARGIN, stream_step, switch_margin};
 
@@ -67,6 +68,8 @@ enum Memory {
 struct CrowdJoint {
     limit: Option<JointLimit>,
     lanes: Option<SurelyInside>,
+    /// The joint's parent, for a limit coupled to it.
+    parent: Option<usize>,
 }
 
 /// Limits the poses of many characters of one skeleton every frame (module docs).
@@ -94,6 +97,7 @@ impl Crowd {
             .map(|limit| CrowdJoint {
                 lanes: limit.as_ref().and_then(SurelyInside::of),
                 limit,
+                parent: None,
             })
             .collect();
         let slots = characters
@@ -107,6 +111,14 @@ impl Crowd {
             margin: DEFAULT_SWITCH_MARGIN,
             path_aware: false,
         }
+    }
+
+    /// The same crowd knowing each joint's parent ([`crate::Limiter::with_parents`]).
+    pub fn with_parents(mut self, parents: &[Option<usize>]) -> Crowd {
+        for (joint, parent) in self.joints.iter_mut().zip(parents) {
+            joint.parent = *parent;
+        }
+        self
     }
 
     /// The same crowd with another switch margin ([`crate::Limiter::with_margin`]).
@@ -222,8 +234,20 @@ impl Settings<'_> {
                         continue;
                     }
                     let previous = histories.previous(limit, at);
-                    let (output, limited) =
-                        stream_step(limit, poses[at], previous, self.margin, self.path_aware);
+                    // The parent was limited earlier in this loop, for every character.
+                    let context = LimitContext {
+                        parent: crowd_joint
+                            .parent
+                            .map(|p| poses[(first + lane) * joint_count + p]),
+                    };
+                    let (output, limited) = stream_step(
+                        limit,
+                        poses[at],
+                        previous,
+                        self.margin,
+                        self.path_aware,
+                        &context,
+                    );
                     poses[at] = output;
                     histories.remembered[at] = limited.measured;
                     histories.memory[at] = Memory::Measured;

@@ -62,16 +62,32 @@ impl JointLimit {
     /// limit has softening: the stateless contract ([`RotationLimit::nearest`]).
     #[inline]
     pub fn limit_relative(&self, relative: Quat) -> Limited {
-        self.softened(relative, self.region.nearest(relative, &LimitContext::NONE))
+        self.limit_relative_in(relative, &LimitContext::NONE)
+    }
+
+    /// [`JointLimit::limit_relative`] knowing the parent's state (`context`), which limits
+    /// coupled to their parent use ([`crate::coupled`]); other kinds ignore it.
+    #[inline]
+    pub fn limit_relative_in(&self, relative: Quat, context: &LimitContext) -> Limited {
+        self.softened(relative, self.region.nearest(relative, context))
     }
 
     /// [`JointLimit::limit_relative`] continuing a stream from the `previous` frame's
     /// [`Limited::measured`] ([`RotationLimit::nearest_continuing`]).
     #[inline]
     pub fn limit_relative_continuing(&self, relative: Quat, previous: Vec4) -> Limited {
-        let limited = self
-            .region
-            .nearest_continuing(relative, previous, &LimitContext::NONE);
+        self.limit_relative_continuing_in(relative, previous, &LimitContext::NONE)
+    }
+
+    /// [`JointLimit::limit_relative_continuing`] knowing the parent's state.
+    #[inline]
+    pub fn limit_relative_continuing_in(
+        &self,
+        relative: Quat,
+        previous: Vec4,
+        context: &LimitContext,
+    ) -> Limited {
+        let limited = self.region.nearest_continuing(relative, previous, context);
         self.softened(relative, limited)
     }
 
@@ -120,9 +136,12 @@ impl JointLimit {
     /// How `local` stands against the limit: its violation, the stress there (for kinds that
     /// store one) and whether it is past the break margin.
     pub fn assess(&self, local: Quat) -> Assessment {
-        let nearest = self
-            .region
-            .nearest(self.relative(local), &LimitContext::NONE);
+        self.assess_in(local, &LimitContext::NONE)
+    }
+
+    /// [`JointLimit::assess`] knowing the parent's state (`context`).
+    pub fn assess_in(&self, local: Quat, context: &LimitContext) -> Assessment {
+        let nearest = self.region.nearest(self.relative(local), context);
         // What `contains` accepts (within the boundary tolerance) counts as no violation.
         let violation = if nearest.inside {
             0.0

@@ -27,6 +27,7 @@
 pub mod authored;
 pub mod batch;
 pub mod contract;
+pub mod coupled;
 pub mod crowd;
 mod direction_twist;
 pub mod euler;

@@ -18,7 +18,7 @@
 
 use glam::{Quat, Vec4};
 
-use crate::contract::RotationLimit;
+use crate::contract::{LimitContext, RotationLimit};
 use crate::joint_limit::{JointLimit, Limited};
 
 /// The default [`Limiter::margin`]: 0.1 rad (5.7°).
@@ -28,6 +28,8 @@ pub const DEFAULT_SWITCH_MARGIN: f32 = 0.1;
 #[derive(Clone, Debug)]
 pub struct Limiter {
     limits: Vec<Option<JointLimit>>,
+    /// Each joint's parent, for limits coupled to it (none known: every entry `None`).
+    parents: Vec<Option<usize>>,
     previous: Vec<Option<Vec4>>,
     margin: f32,
     path_aware: bool,
@@ -39,6 +41,7 @@ impl Limiter {
     pub fn new(limits: Vec<Option<JointLimit>>) -> Limiter {
         let previous = vec![None; limits.len()];
         Limiter {
+            parents: vec![None; limits.len()],
             limits,
             previous,
             margin: DEFAULT_SWITCH_MARGIN,
@@ -60,6 +63,15 @@ impl Limiter {
     /// the first frame, and kinds without it, take the usual answer.
     pub fn with_path_aware(mut self, path_aware: bool) -> Limiter {
         self.path_aware = path_aware;
+        self
+    }
+
+    /// The same limiter knowing each joint's parent (`parents[i]`, as in
+    /// [`crate::Skeleton`]), so that [`Limiter::limit_pose`] gives limits coupled to their
+    /// parent the parent's limited rotation ([`crate::coupled`]).
+    pub fn with_parents(mut self, parents: Vec<Option<usize>>) -> Limiter {
+        self.parents = parents;
+        self.parents.resize(self.limits.len(), None);
         self
     }
 
@@ -88,6 +100,17 @@ impl Limiter {
     /// output local rotation and the limit result; unlimited joints report inside.
     #[inline]
     pub fn limit_joint(&mut self, joint: usize, local: Quat) -> (Quat, Limited) {
+        self.limit_joint_in(joint, local, &LimitContext::NONE)
+    }
+
+    /// [`Limiter::limit_joint`] knowing the parent's state (`context`).
+    #[inline]
+    pub fn limit_joint_in(
+        &mut self,
+        joint: usize,
+        local: Quat,
+        context: &LimitContext,
+    ) -> (Quat, Limited) {
         let Some(limit) = self.limits.get(joint).and_then(Option::as_ref) else {
             return (local, Limited::unchanged(local, Vec4::ZERO));
         };
@@ -97,17 +120,23 @@ impl Limiter {
             self.previous[joint],
             self.margin,
             self.path_aware,
+            context,
         );
         self.previous[joint] = Some(step.1.measured);
         step
     }
 
-    /// Limits every joint of one pose in place; returns how many joints were outside.
+    /// Limits every joint of one pose in place, parents before children (as skeletons order
+    /// them), each coupled limit seeing its parent's limited rotation; returns how many joints
+    /// were outside.
     pub fn limit_pose(&mut self, rotations: &mut [Quat]) -> usize {
         let mut outside = 0;
-        for (joint, rotation) in rotations.iter_mut().enumerate().take(self.limits.len()) {
-            let (limited, result) = self.limit_joint(joint, *rotation);
-            *rotation = limited;
+        for joint in 0..rotations.len().min(self.limits.len()) {
+            let context = LimitContext {
+                parent: self.parents[joint].and_then(|p| rotations.get(p).copied()),
+            };
+            let (limited, result) = self.limit_joint_in(joint, rotations[joint], &context);
+            rotations[joint] = limited;
             outside += usize::from(!result.inside);
         }
         outside
@@ -134,6 +163,7 @@ pub(crate) fn stream_step(
     previous: Option<Vec4>,
     margin: f32,
     path_aware: bool,
+    context: &LimitContext,
 ) -> (Quat, Limited) {
     let relative = limit.relative(local);
     let path_aware = previous
@@ -142,14 +172,14 @@ pub(crate) fn stream_step(
     let limited = match path_aware {
         Some(limited) => limited,
         None => {
-            let nearest = limit.limit_relative(relative);
+            let nearest = limit.limit_relative_in(relative, context);
             match previous {
                 // Where the stream's cover and turn are the nearest one's, so is its answer.
                 Some(previous)
                     if !nearest.inside
                         && !limit.region.continues_as(relative, &nearest, previous) =>
                 {
-                    let continued = limit.limit_relative_continuing(relative, previous);
+                    let continued = limit.limit_relative_continuing_in(relative, previous, context);
                     if continued.violation <= nearest.violation + margin
                         || limit.region.is_degenerate(relative)
                     {

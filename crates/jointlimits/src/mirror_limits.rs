@@ -19,6 +19,8 @@
 //!   first axis);
 //! - **Euler ranges**: only across a coordinate plane (else refused), where a channel about `n`
 //!   keeps its range and the other two are negated;
+//! - **coupled limits**: the child's boxes turned by `P`, the parent's reference and axis
+//!   reflected, the boxes resampled on the grid around the mirrored axis;
 //! - **tables**: resampled at the same resolution from the reflected directions (exact where the
 //!   reflection maps the grid's vertices onto vertices, as for a coordinate plane and a bone
 //!   along an axis).
@@ -26,13 +28,17 @@
 use glam::{Mat3, Vec3};
 
 use crate::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
+use crate::coupled::{CoupledLimit, CoupledRecord};
 use crate::fit::mirror::{mirror_pairs, reflect, sagittal_normal};
 use crate::joint_limit::{JointLimit, LimitRegion, TwistRange};
 use crate::reach_cone::{ReachCone, ReachConeLimit};
 use crate::region::{FullLimit, SwingTwistLimit};
+use crate::shape::{BoxShape, Frame};
 use crate::skeleton::Skeleton;
 use crate::skeleton_limits::SkeletonLimits;
+use crate::table::{OctahedralMap, VertexGrid};
 use crate::table::{TableLimit, TableValues};
+use crate::validation::InvalidField;
 
 /// Why limits could not be mirrored.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -159,6 +165,9 @@ pub fn mirrored_limit(
                 normal,
             })?
         }
+        LimitRegion::Coupled(c) => mirrored_coupled(c, normal)
+            .map_err(|e| unusable(e.to_string()))?
+            .into(),
         LimitRegion::Table(t) => {
             let axis = (m * t.twist_axis).normalize();
             TableLimit::from_fn(axis, t.resolution(), |direction| {
@@ -179,6 +188,44 @@ pub fn mirrored_limit(
     };
     mirrored.validate().map_err(|e| unusable(e.to_string()))?;
     Ok(mirrored)
+}
+
+/// A coupled limit reflected: the child's boxes turned by `P`, the parent's reference reflected
+/// and its axis mirrored, and the boxes resampled on the grid around the mirrored axis.
+fn mirrored_coupled(limit: &CoupledLimit, normal: Vec3) -> Result<CoupledLimit, InvalidField> {
+    let p = half_turn(normal);
+    let m = -p;
+    let record = limit.record();
+    let axis = (m * record.parent_axis).normalize();
+    let frame = Frame {
+        center: p * record.frame.center,
+        rotation: p * record.frame.rotation,
+    };
+    let map = OctahedralMap {
+        basis: crate::region::swing_basis(axis),
+    };
+    let side = record.resolution + 1;
+    let (mut min, mut max) = (Vec::new(), Vec::new());
+    for row in 0..side {
+        for column in 0..side {
+            let at = map.to_sphere(VertexGrid::vertex_position(record.resolution, column, row));
+            let original = limit.box_for_direction(m * at);
+            min.push(original.min);
+            max.push(original.max);
+        }
+    }
+    CoupledLimit::new(CoupledRecord {
+        parent_reference: reflect(record.parent_reference, normal).normalize(),
+        parent_axis: axis,
+        frame,
+        resolution: record.resolution,
+        min,
+        max,
+        independent: BoxShape {
+            frame,
+            ..record.independent
+        },
+    })
 }
 
 /// Euler ranges across the coordinate plane with normal `±e_k`: the channel about `e_k` keeps its

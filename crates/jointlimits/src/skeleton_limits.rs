@@ -144,13 +144,15 @@ impl SkeletonLimits {
     /// Matches the limits to `skeleton` by joint name, giving a [`Limiter`] for its poses.
     /// Every limited joint must exist in the skeleton.
     pub fn bind(&self, skeleton: &Skeleton) -> Result<Limiter, LimitsError> {
-        Ok(Limiter::new(self.per_joint(skeleton)?))
+        let parents = skeleton.joints().iter().map(|j| j.parent).collect();
+        Ok(Limiter::new(self.per_joint(skeleton)?).with_parents(parents))
     }
 
     /// Matches the limits to `skeleton` by joint name, giving a [`Crowd`] of `characters`
     /// characters with that skeleton. Every limited joint must exist in the skeleton.
     pub fn bind_crowd(&self, skeleton: &Skeleton, characters: usize) -> Result<Crowd, LimitsError> {
-        Ok(Crowd::new(self.per_joint(skeleton)?, characters))
+        let parents: Vec<Option<usize>> = skeleton.joints().iter().map(|j| j.parent).collect();
+        Ok(Crowd::new(self.per_joint(skeleton)?, characters).with_parents(&parents))
     }
 
     /// Each joint's limit in `skeleton`'s order, matched by name: validated, and every limited

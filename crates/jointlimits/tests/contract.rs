@@ -47,7 +47,7 @@ fn axis_of(region: &LimitRegion) -> Vec3 {
         LimitRegion::Cone(l) => l.twist_axis,
         LimitRegion::SphericalEllipse(l) => l.twist_axis,
         LimitRegion::Hinge(l) => l.axis,
-        LimitRegion::Full(_) | LimitRegion::Euler(_) => Vec3::Y,
+        LimitRegion::Full(_) | LimitRegion::Euler(_) | LimitRegion::Coupled(_) => Vec3::Y,
     }
 }
 
@@ -290,7 +290,7 @@ fn far_outside_the_twist_range(table: &jointlimits::table::TableLimit, q: Quat) 
 /// of a reach cone passed from outside; the Euler triple and the turns of its outer angles).
 fn allowed_switches(region: &LimitRegion) -> usize {
     match region {
-        LimitRegion::Full(_) | LimitRegion::Hinge(_) => 1,
+        LimitRegion::Full(_) | LimitRegion::Hinge(_) | LimitRegion::Coupled(_) => 1,
         // The twist's turn (switches of the direction happen near the medial axis, exempt).
         LimitRegion::Table(_) => 1,
         LimitRegion::SwingTwist(_) | LimitRegion::Cone(_) | LimitRegion::SphericalEllipse(_) => 2,

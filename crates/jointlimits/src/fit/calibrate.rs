@@ -250,6 +250,12 @@ pub fn fit_skeleton_limits_with(
             problem: format!("{accept}; it is a share of frames in (0, 1]"),
         });
     }
+    if choices.mirror && matches!(options.shape, super::ShapeKind::Coupled(_)) {
+        return Err(FitLimitsError::Option {
+            option: "mirror",
+            problem: "coupled limits are fitted from each side's own clips; drop --mirror".into(),
+        });
+    }
     if let Some(config) = &choices.config {
         config.validate().map_err(|e| FitLimitsError::Option {
             option: "config",
@@ -269,6 +275,15 @@ pub fn fit_skeleton_limits_with(
         };
         match choice.accept {
             None => joint.fit(&choice.options).map(|limit| Some((limit, None))),
+            Some(_) if matches!(choice.options.shape, super::ShapeKind::Coupled(_)) => {
+                Err(FitLimitsError::Option {
+                    option: "accept",
+                    problem: format!(
+                        "joint {:?}: coupled limits are not calibrated; give them a padding",
+                        joint.name
+                    ),
+                })
+            }
             Some(accept) => fit_calibrated_joint_limit(
                 joint.name,
                 joint.reference,

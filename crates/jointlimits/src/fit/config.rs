@@ -64,7 +64,7 @@ pub struct JointRule {
     /// The padding, degrees.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub padding: Option<f64>,
-    /// A table's cells per side.
+    /// A table's or a coupled limit's cells per side.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<u32>,
     /// Calibrate the margin to accept this share of unseen frames; `1` accepts all seen and is
@@ -180,8 +180,12 @@ impl JointRule {
         if let Some(padding) = self.padding {
             options.padding = padding.to_radians();
         }
-        if let (Some(resolution), ShapeKind::Table(_)) = (self.resolution, options.shape) {
-            options.shape = ShapeKind::Table(resolution);
+        match (self.resolution, options.shape) {
+            (Some(resolution), ShapeKind::Table(_)) => options.shape = ShapeKind::Table(resolution),
+            (Some(resolution), ShapeKind::Coupled(_)) => {
+                options.shape = ShapeKind::Coupled(resolution)
+            }
+            _ => {}
         }
         options
     }

@@ -44,6 +44,10 @@ pub enum ShapeKind {
     /// An authored kind (Euler ranges, hinge, cone, spherical ellipse), the smallest of its kind
     /// holding the samples (whatever the space option says).
     Authored(AuthoredShape),
+    /// A box over the joint's full limit space whose bounds follow its parent bone's direction,
+    /// on a grid of this many cells per side ([`crate::coupled`]); for a joint whose parent is
+    /// the root, the box alone (whatever the space option says).
+    Coupled(u32),
 }
 
 impl ShapeKind {
@@ -71,7 +75,10 @@ impl ShapeKind {
     pub fn ignores_space(self) -> bool {
         matches!(
             self,
-            ShapeKind::ReachCone | ShapeKind::Table(_) | ShapeKind::Authored(_)
+            ShapeKind::ReachCone
+                | ShapeKind::Table(_)
+                | ShapeKind::Authored(_)
+                | ShapeKind::Coupled(_)
         )
     }
 }
@@ -98,6 +105,7 @@ impl std::fmt::Display for ShapeKind {
             ShapeKind::Authored(AuthoredShape::SphericalEllipse) => {
                 write!(f, "spherical-ellipse")
             }
+            ShapeKind::Coupled(_) => write!(f, "coupled"),
         }
     }
 }
@@ -107,7 +115,8 @@ impl std::str::FromStr for ShapeKind {
 
     /// Parses `box`, `obb`, `ellipsoid`, `mvee`, `kdop` (13 directions), `kdop3`, `kdop7`,
     /// `kdop13`, `hull`, `reach-cone`, `table` (at the default resolution), `euler` (the order
-    /// of least volume), `euler-xyz` … `euler-zyx`, `hinge`, `cone` or `spherical-ellipse`.
+    /// of least volume), `euler-xyz` … `euler-zyx`, `hinge`, `cone`, `spherical-ellipse` or
+    /// `coupled` (at the default resolution).
     fn from_str(text: &str) -> Result<ShapeKind, String> {
         if let Some(order) = text.strip_prefix("euler-") {
             let order = crate::euler::EulerOrder::ALL
@@ -122,6 +131,7 @@ impl std::str::FromStr for ShapeKind {
         }
         Ok(match text {
             "euler" => ShapeKind::Authored(AuthoredShape::Euler(None)),
+            "coupled" => ShapeKind::Coupled(super::coupled::DEFAULT_COUPLING_RESOLUTION as u32),
             "hinge" => ShapeKind::Authored(AuthoredShape::Hinge),
             "cone" => ShapeKind::Authored(AuthoredShape::Cone),
             "spherical-ellipse" | "spherical_ellipse" => {
@@ -139,7 +149,7 @@ impl std::str::FromStr for ShapeKind {
             "table" => ShapeKind::Table(super::table::DEFAULT_RESOLUTION),
             _ => {
                 return Err(format!(
-                    "unknown shape {text:?}: expected box, obb, ellipsoid, mvee, kdop, kdop3, kdop7, kdop13, hull, reach-cone, table, euler, euler-xyz (any order), hinge, cone or spherical-ellipse"
+                    "unknown shape {text:?}: expected box, obb, ellipsoid, mvee, kdop, kdop3, kdop7, kdop13, hull, reach-cone, table, euler, euler-xyz (any order), hinge, cone, spherical-ellipse or coupled"
                 ));
             }
         })
@@ -182,6 +192,19 @@ impl FitOptions {
                     option: "resolution",
                     problem: format!(
                         "{resolution} cells per side; a table has {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                });
+            }
+        }
+        if let ShapeKind::Coupled(resolution) = self.shape {
+            let range = crate::coupled::RESOLUTIONS;
+            if !range.contains(&(resolution as usize)) {
+                return Err(FitLimitsError::Option {
+                    option: "resolution",
+                    problem: format!(
+                        "{resolution} cells per side; a coupled limit has {} to {}",
                         range.start(),
                         range.end()
                     ),
@@ -294,6 +317,10 @@ pub fn fit_shape(
         ShapeKind::ReachCone => return Err(super::FitError::NotAShape("a reach cone")),
         ShapeKind::Table(_) => return Err(super::FitError::NotAShape("a table")),
         ShapeKind::Authored(_) => return Err(super::FitError::NotAShape("an authored kind")),
+        // Without the parent's rotations, the box alone.
+        ShapeKind::Coupled(_) => {
+            Shape::Box(BoxShape::fit(samples, Frame::principal(core), padding)?)
+        }
     })
 }
 
@@ -362,7 +389,11 @@ pub fn fit_joint_limit(
             softening: options.softening,
         });
     }
-    let region = match options.space {
+    let space = match options.shape {
+        ShapeKind::Coupled(_) => SpaceKind::Full,
+        _ => options.space,
+    };
+    let region = match space {
         SpaceKind::Full => {
             let samples: Vec<DVec3> = all.map(|&q| full_point(q).as_dvec3()).collect();
             let core = core_samples(&samples, options.subsample);
@@ -436,11 +467,46 @@ pub(crate) struct JointSamples<'a> {
     pub relative: Vec<Vec<glam::Quat>>,
     /// Its twist axis.
     pub twist_axis: Vec3,
+    /// Its parent's, when the parent is not the root and mirroring is off.
+    pub parent: Option<ParentSamples>,
+}
+
+/// What a limit coupled to the joint's parent is fitted from.
+pub(crate) struct ParentSamples {
+    /// The parent's reference rotation.
+    pub reference: glam::Quat,
+    /// The parent's twist (bone) axis.
+    pub twist_axis: Vec3,
+    /// The parent's local rotations in the same frames as the joint's, one vector per clip.
+    pub local: Vec<Vec<glam::Quat>>,
 }
 
 impl JointSamples<'_> {
-    /// [`fit_joint_limit`] on these samples.
+    /// [`fit_joint_limit`] on these samples; a coupled limit when `options` ask for one and the
+    /// parent can condition it ([`super::coupled`]), else for a coupled kind the independent box.
     pub(crate) fn fit(&self, options: &FitOptions) -> Result<JointLimit, FitLimitsError> {
+        if let (ShapeKind::Coupled(resolution), Some(parent)) = (options.shape, &self.parent) {
+            let child: Vec<glam::Quat> = self.relative.iter().flatten().copied().collect();
+            let parent_local: Vec<glam::Quat> = parent.local.iter().flatten().copied().collect();
+            let limit = super::coupled::fit_coupled(
+                &child,
+                &parent_local,
+                parent.reference,
+                parent.twist_axis,
+                options.padding,
+                resolution as usize,
+            )
+            .map_err(|source| FitLimitsError::Shape {
+                joint: self.name.to_string(),
+                source,
+            })?;
+            return checked(JointLimit {
+                joint: self.name.to_string(),
+                reference: self.reference,
+                region: LimitRegion::Coupled(limit),
+                softening: options.softening,
+            });
+        }
         fit_joint_limit(
             self.name,
             self.reference,
@@ -528,11 +594,32 @@ pub(crate) fn fit_each_joint<T: Send>(
                     mirrored.into_iter().chain(relative).collect()
                 };
             }
+            // A parent that is itself not the root (whose rotation is the heading) can condition
+            // its child's limit; its rotations are those of the joint's own clips.
+            let parent = joint
+                .parent
+                .filter(|&p| skeleton.joints()[p].parent.is_some() && !mirror)
+                .map(|p| -> Result<ParentSamples, FitLimitsError> {
+                    Ok(ParentSamples {
+                        reference: reference_of(p)?,
+                        twist_axis: twist_axes[p],
+                        local: clips
+                            .iter()
+                            .map(|clip| {
+                                (options.skip_frames..clip.frame_count())
+                                    .map(|f| clip.frame_rotations(f)[p])
+                                    .collect()
+                            })
+                            .collect(),
+                    })
+                })
+                .transpose()?;
             let fitted = fit(JointSamples {
                 name: &joint.name,
                 reference,
                 relative,
                 twist_axis: twist_axes[j],
+                parent,
             });
             progress(&joint.name);
             fitted

@@ -7,6 +7,7 @@ pub mod authored;
 pub mod calibrate;
 pub mod config;
 pub mod convex_hull;
+pub mod coupled;
 pub mod eigen;
 pub mod halfspace_intersection;
 pub mod limits;
@@ -50,6 +51,9 @@ pub enum FitError {
     /// The fitted reach cone did not validate.
     #[error("fitted reach cone: {0}")]
     Cone(String),
+    /// The fitted coupled limit did not validate.
+    #[error("fitted coupled limit: {0}")]
+    Coupled(String),
     /// The shape kind is not a shape over limit-space points (reach cones have their own path).
     #[error("{0} is not fitted as a limit-space shape")]
     NotAShape(&'static str),

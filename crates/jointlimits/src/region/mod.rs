@@ -19,6 +19,7 @@ pub use swing_twist::{SwingTwistLimit, swing_basis, swing_plane_point};
 
 use crate::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
 use crate::contract::{LimitContext, Limited, RotationLimit};
+use crate::coupled::CoupledLimit;
 use crate::fit::{FitOptions, ShapeKind, fit_shape};
 use crate::reach_cone::ReachConeLimit;
 use crate::shape::Shape;
@@ -153,6 +154,8 @@ register_limit_kinds! {
     /// Lookup tables over the sphere of bone directions: allowed directions, twist range,
     /// stress and break margin per direction.
     Table(TableLimit) = "table",
+    /// A box over the child's limit space whose bounds follow the parent bone's direction.
+    Coupled(CoupledLimit) = "coupled",
 }
 
 /// A deterministic cloud of 400 limit-space points spread around `center` along skewed axes: the

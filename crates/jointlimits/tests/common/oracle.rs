@@ -80,11 +80,24 @@ fn plane(swing: DVec3, first: DVec3, second: DVec3) -> DVec3 {
     DVec3::new(swing.dot(first), swing.dot(second), 0.0)
 }
 
+/// The region a stateless caller meets: a coupled limit without its parent's state is its
+/// independent box over the whole rotation.
+fn stateless(region: &LimitRegion) -> std::borrow::Cow<'_, LimitRegion> {
+    match region {
+        LimitRegion::Coupled(coupled) => std::borrow::Cow::Owned(LimitRegion::Full(
+            jointlimits::FullLimit::new(jointlimits::Shape::Box(coupled.record().independent)),
+        )),
+        other => std::borrow::Cow::Borrowed(other),
+    }
+}
+
 /// Every representation of `q` in the region's chart.
 pub fn representations(region: &LimitRegion, q: Quat) -> Vec<Coords> {
+    let region = &*stateless(region);
     let q = q.as_dquat().normalize();
     let mut out = Vec::new();
     match region {
+        LimitRegion::Coupled(_) => unreachable!("made stateless above"),
         LimitRegion::Full(_) => {
             for p in covers(log(if q.w < 0.0 { -q } else { q })) {
                 out.push([p.x, p.y, p.z, 0.0]);
@@ -154,9 +167,11 @@ pub fn representations(region: &LimitRegion, q: Quat) -> Vec<Coords> {
 
 /// Whether a representation lies in the region.
 pub fn allowed(region: &LimitRegion, c: &Coords) -> bool {
+    let region = &*stateless(region);
     let p = DVec3::new(c[0], c[1], c[2]);
     let tolerance = 2e-5;
     match region {
+        LimitRegion::Coupled(_) => unreachable!("made stateless above"),
         LimitRegion::Full(limit) => shape_allows(limit.shape(), p),
         LimitRegion::SwingTwist(limit) => {
             let (min, max) = (f64::from(limit.twist.min), f64::from(limit.twist.max));
@@ -207,6 +222,7 @@ pub fn allowed(region: &LimitRegion, c: &Coords) -> bool {
 /// in [`distance_to`] and [`BruteForce::nearest`]).
 pub fn distance(region: &LimitRegion, a: &Coords, b: &Coords) -> f64 {
     match region {
+        LimitRegion::Coupled(_) => unreachable!("made stateless above"),
         LimitRegion::ReachCone(_) | LimitRegion::Table(_) => {
             let (da, db) = (
                 DVec3::new(a[0], a[1], a[2]).normalize(),
@@ -283,8 +299,10 @@ impl Rng {
 
 /// Dense samples of the allowed set (as representations), for the brute force.
 fn allowed_samples(region: &LimitRegion, rng: &mut Rng) -> Vec<Coords> {
+    let region = &*stateless(region);
     let mut out = Vec::new();
     match region {
+        LimitRegion::Coupled(_) => unreachable!("made stateless above"),
         LimitRegion::Full(limit) => {
             let reach = f64::from(limit.shape().reach());
             for _ in 0..6000 {

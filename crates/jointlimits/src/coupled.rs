@@ -1,0 +1,272 @@
+//! A child joint's limit conditioned on its parent's state (the elbow's range given where the
+//! upper arm points): a box in the child's limit space whose bounds vary with the parent bone's
+//! direction.
+//!
+//! The parent's bone direction `d = (parent_reference⁻¹ · parent_local) · parent_axis` indexes a
+//! grid over the equal-area octahedral map centred on `parent_axis` (the tables' map, no seam
+//! where the data are). Each grid vertex holds a box `min ≤ x ≤ max` over the child's scaled
+//! angle-axis point in a fixed frame `x = frameᵀ(p − c)`; between vertices the bounds are
+//! interpolated bilinearly, so they move continuously with the parent. For a given parent the
+//! child's region is that box: convex, with the full-space box's exact projection over both
+//! covers. Without the parent's state (a stateless caller) the region is `independent`, the box
+//! holding every vertex's: the limit the child would have alone.
+//!
+//! The fit ([`crate::fit::coupled`]) gives each vertex the bounds of the child's samples whose
+//! parent direction is within the vertex's cell neighbourhood, so every fitted sample lies inside
+//! the box its own parent direction selects.
+
+use glam::{Quat, Vec2, Vec3, Vec4};
+use serde::{Deserialize, Serialize};
+
+use crate::contract::{LimitContext, Limited, RotationLimit};
+use crate::region::FullLimit;
+use crate::shape::{BoxShape, Frame, Shape};
+use crate::space::SpaceKind;
+use crate::table::OctahedralMap;
+use crate::validation::{self, InvalidField};
+
+/// The grid resolutions a coupled limit may have, cells per side.
+pub const RESOLUTIONS: std::ops::RangeInclusive<usize> = 1..=64;
+
+/// A box over the child's limit space per parent direction (module docs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "CoupledRecord", into = "CoupledRecord")]
+pub struct CoupledLimit {
+    record: CoupledRecord,
+    map: OctahedralMap,
+}
+
+/// The stored form of a [`CoupledLimit`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CoupledRecord {
+    /// The parent's reference rotation: its relative rotation is `parent_reference⁻¹ · local`.
+    pub parent_reference: Quat,
+    /// The parent's bone axis at its reference (unit): the grid is centred on it.
+    pub parent_axis: Vec3,
+    /// The frame of the child's boxes in its limit space (scaled angle-axis).
+    pub frame: Frame,
+    /// Cells per side of the grid.
+    pub resolution: usize,
+    /// Per grid vertex, row-major (`(resolution + 1)²`): the box's `min` in frame coordinates.
+    pub min: Vec<Vec3>,
+    /// Per grid vertex: the box's `max`.
+    pub max: Vec<Vec3>,
+    /// The box used without the parent's state, holding every vertex's.
+    pub independent: BoxShape,
+}
+
+impl TryFrom<CoupledRecord> for CoupledLimit {
+    type Error = InvalidField;
+
+    fn try_from(record: CoupledRecord) -> Result<CoupledLimit, InvalidField> {
+        CoupledLimit::new(record)
+    }
+}
+
+impl From<CoupledLimit> for CoupledRecord {
+    fn from(limit: CoupledLimit) -> CoupledRecord {
+        limit.record
+    }
+}
+
+impl CoupledLimit {
+    /// A coupled limit from its record, checked ([`RotationLimit::validate`]).
+    pub fn new(record: CoupledRecord) -> Result<CoupledLimit, InvalidField> {
+        let map = OctahedralMap {
+            basis: crate::region::swing_basis(record.parent_axis.normalize_or(Vec3::X)),
+        };
+        let limit = CoupledLimit { record, map };
+        limit.validate()?;
+        Ok(limit)
+    }
+
+    /// The stored form.
+    pub fn record(&self) -> &CoupledRecord {
+        &self.record
+    }
+
+    /// The parent's bone direction for its local rotation `parent_local`.
+    #[inline]
+    pub fn parent_direction(&self, parent_local: Quat) -> Vec3 {
+        let relative = self.record.parent_reference.conjugate() * parent_local;
+        (relative * self.record.parent_axis).normalize_or(self.record.parent_axis)
+    }
+
+    /// The child's box when the parent bone points along `direction` (bilinear in the grid).
+    pub fn box_for_direction(&self, direction: Vec3) -> BoxShape {
+        let n = self.record.resolution;
+        let p = self.map.to_square(direction);
+        let scaled = (p.clamp(Vec2::splat(-1.0), Vec2::splat(1.0)) + 1.0) * (0.5 * n as f32);
+        let (column, row) = (
+            (scaled.x as usize).min(n - 1),
+            (scaled.y as usize).min(n - 1),
+        );
+        let t = scaled - Vec2::new(column as f32, row as f32);
+        let side = n + 1;
+        let weights = [
+            (row * side + column, (1.0 - t.x) * (1.0 - t.y)),
+            (row * side + column + 1, t.x * (1.0 - t.y)),
+            ((row + 1) * side + column, (1.0 - t.x) * t.y),
+            ((row + 1) * side + column + 1, t.x * t.y),
+        ];
+        let blend = |values: &[Vec3]| weights.iter().map(|&(i, w)| values[i] * w).sum::<Vec3>();
+        let (min, max) = (blend(&self.record.min), blend(&self.record.max));
+        BoxShape {
+            frame: self.record.frame,
+            min,
+            max: max.max(min),
+        }
+    }
+
+    /// The child's region for `context`: the box its parent selects, or the independent box.
+    #[inline]
+    fn region(&self, context: &LimitContext) -> FullLimit {
+        let shape = match context.parent {
+            Some(parent) if parent.is_finite() => {
+                self.box_for_direction(self.parent_direction(parent))
+            }
+            _ => self.record.independent,
+        };
+        FullLimit::new(Shape::Box(shape))
+    }
+}
+
+impl RotationLimit for CoupledLimit {
+    #[inline]
+    fn nearest(&self, relative: Quat, context: &LimitContext) -> Limited {
+        self.region(context).nearest(relative, &LimitContext::NONE)
+    }
+
+    #[inline]
+    fn nearest_continuing(
+        &self,
+        relative: Quat,
+        previous: Vec4,
+        context: &LimitContext,
+    ) -> Limited {
+        self.region(context)
+            .nearest_continuing(relative, previous, &LimitContext::NONE)
+    }
+
+    fn validate(&self) -> Result<(), InvalidField> {
+        let r = &self.record;
+        validation::unit_quaternion("parent_reference", r.parent_reference)?;
+        validation::unit_vector("parent_axis", r.parent_axis)?;
+        r.frame.validate()?;
+        let resolution = r.resolution;
+        validation::require(RESOLUTIONS.contains(&resolution), "resolution", || {
+            format!(
+                "{resolution} cells per side; a coupled limit has {} to {}",
+                RESOLUTIONS.start(),
+                RESOLUTIONS.end()
+            )
+        })?;
+        let vertices = (resolution + 1) * (resolution + 1);
+        for (field, values) in [("min", &r.min), ("max", &r.max)] {
+            validation::require(values.len() == vertices, field, || {
+                format!(
+                    "{} vertices; {resolution} cells per side have {vertices}",
+                    values.len()
+                )
+            })?;
+        }
+        for (i, (&min, &max)) in r.min.iter().zip(&r.max).enumerate() {
+            validation::bounded_vector(&format!("min[{i}]"), min)?;
+            validation::bounded_vector(&format!("max[{i}]"), max)?;
+            validation::require(min.cmple(max).all(), &format!("max[{i}]"), || {
+                format!("{max} is below min {min}")
+            })?;
+        }
+        let independent = Shape::Box(r.independent);
+        independent
+            .validate()
+            .map_err(|e| e.inside("independent"))?;
+        validation::reaches_rotations("independent", &independent)
+    }
+
+    fn label(&self) -> String {
+        format!(
+            "box coupled to the parent ({0}×{0})",
+            self.record.resolution
+        )
+    }
+
+    fn space(&self) -> SpaceKind {
+        SpaceKind::Full
+    }
+
+    fn examples() -> Vec<CoupledLimit> {
+        // The child may bend further the more the parent bone swings away from its axis.
+        let parent_axis = Vec3::new(0.0, -1.0, 0.0);
+        let frame = Frame {
+            center: Vec3::new(0.3, 0.0, 0.0),
+            rotation: glam::Mat3::from_rotation_z(0.4),
+        };
+        let resolution = 4;
+        let map = OctahedralMap {
+            basis: crate::region::swing_basis(parent_axis),
+        };
+        let side = resolution + 1;
+        let (mut min, mut max) = (Vec::new(), Vec::new());
+        for row in 0..side {
+            for column in 0..side {
+                let p = crate::table::VertexGrid::vertex_position(resolution, column, row);
+                let swing = map.to_sphere(p).angle_between(parent_axis);
+                min.push(Vec3::new(-0.4, -0.2, -0.3));
+                max.push(Vec3::new(0.2 + 0.5 * swing, 0.3, 0.3 + 0.1 * swing));
+            }
+        }
+        let independent = BoxShape {
+            frame,
+            min: Vec3::new(-0.4, -0.2, -0.3),
+            max: Vec3::new(
+                0.2 + 0.5 * std::f32::consts::PI,
+                0.3,
+                0.3 + 0.1 * std::f32::consts::PI,
+            ),
+        };
+        let record = CoupledRecord {
+            parent_reference: Quat::from_rotation_x(0.2),
+            parent_axis,
+            frame,
+            resolution,
+            min,
+            max,
+            independent,
+        };
+        vec![CoupledLimit::new(record).expect("a valid example")]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rotation(v: [f32; 4]) -> Quat {
+        Quat::from_array(v).normalize()
+    }
+
+    proptest! {
+        #[test]
+        fn answers_given_a_parent_are_allowed_given_that_parent(
+            parent in prop::array::uniform4(-1.0f32..1.0),
+            child in prop::array::uniform4(-1.0f32..1.0),
+        ) {
+            prop_assume!(Vec4::from(parent).length() > 0.1 && Vec4::from(child).length() > 0.1);
+            let limit = &CoupledLimit::examples()[0];
+            let context = LimitContext { parent: Some(rotation(parent)) };
+            let child = rotation(child);
+            let answer = limit.nearest(child, &context);
+            let again = limit.nearest(answer.relative, &context);
+            prop_assert!(again.inside || again.violation <= 2e-5, "{}", again.violation);
+            if answer.inside {
+                prop_assert_eq!(answer.relative, child);
+            }
+            // The parent's box lies within the independent one: what it allows, so does that.
+            if answer.inside {
+                prop_assert!(limit.nearest(child, &LimitContext::NONE).inside);
+            }
+        }
+    }
+}
