@@ -137,8 +137,10 @@ fn run(
 fn every_fitted_shape_holds_inside_every_solver() {
     let Some(capture) = capture() else { return };
     let mut lines = Vec::new();
+    // Every kind, and limits coupled to the parent (the elbow's box follows the upper arm).
+    let coupled = "coupled".parse::<ShapeKind>().unwrap();
     for space in [SpaceKind::Full, SpaceKind::SwingTwist] {
-        for shape in ShapeKind::ALL {
+        for shape in ShapeKind::ALL.into_iter().chain([coupled]) {
             // Kinds of their own ignore the space: fitted once.
             if shape.ignores_space() && space == SpaceKind::SwingTwist {
                 continue;

@@ -125,6 +125,17 @@ impl JointLimit {
         }
     }
 
+    /// [`JointLimit::limit`] knowing the parent's state (`context`), for limits coupled to it.
+    #[inline]
+    pub fn limit_in(&self, local: Quat, context: &LimitContext) -> Quat {
+        let limited = self.limit_relative_in(self.relative(local), context);
+        if limited.inside {
+            local
+        } else {
+            self.local(limited.relative)
+        }
+    }
+
     /// Whether the local rotation `local` is allowed.
     #[inline]
     pub fn contains(&self, local: Quat) -> bool {

@@ -226,8 +226,15 @@ pub fn rotation_between_units(a: Vec3, b: Vec3) -> Quat {
         return Quat::from_axis_angle(a.any_orthonormal_vector(), std::f32::consts::PI);
     }
     // The half-way quaternion: (a × b, 1 + a·b) normalised turns by the angle between a and b.
+    // Near opposite directions `1 + a·b` cancels; `|a + b|²/2` is the same number for unit
+    // vectors, computed from small components without cancelling.
     let axis = a.cross(b);
-    Quat::from_xyzw(axis.x, axis.y, axis.z, 1.0 + cos).normalize()
+    let w = if cos < -0.9 {
+        0.5 * (a + b).length_squared()
+    } else {
+        1.0 + cos
+    };
+    Quat::from_xyzw(axis.x, axis.y, axis.z, w).normalize()
 }
 
 /// `q` itself when its squared length is within 1e-3 of one (the rotations callers pass, kept

@@ -304,13 +304,24 @@ impl<'a> Chain<'a> {
     /// The largest angle (radians) between a joint's rotation and its projection onto its limit:
     /// zero when every limit holds.
     pub fn limit_violation(&self) -> f32 {
-        self.locals
-            .iter()
-            .zip(&self.limits)
-            .filter_map(|(&local, limit)| {
-                limit.map(|l| crate::rotation::angle_between(local, l.limit(local)))
+        (0..self.locals.len())
+            .filter_map(|i| {
+                let local = self.locals[i];
+                self.limits[i].map(|l| {
+                    crate::rotation::angle_between(local, l.limit_in(local, &self.context(i)))
+                })
             })
             .fold(0.0, f32::max)
+    }
+
+    /// What joint `i`'s limit may depend on: its parent's local rotation, which is the joint
+    /// before it in the chain (the chain's first joint's parent is not part of the solve, and is
+    /// not known).
+    #[inline]
+    fn context(&self, i: usize) -> crate::LimitContext {
+        crate::LimitContext {
+            parent: i.checked_sub(1).map(|p| self.locals[p]),
+        }
     }
 
     /// Forward kinematics from the base: every world rotation and position.
@@ -345,7 +356,7 @@ impl<'a> Chain<'a> {
         self.blocked[i] = Vec3::ZERO;
         if let Some(limit) = self.limits[i].filter(|_| use_limits) {
             let wanted = self.locals[i];
-            let allowed = limit.limit(wanted);
+            let allowed = limit.limit_in(wanted, &self.context(i));
             if allowed != wanted {
                 self.locals[i] = allowed;
                 // `wanted = exp(δ)·allowed`: δ (parent frame) points out of the limit.

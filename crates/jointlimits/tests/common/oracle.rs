@@ -221,6 +221,7 @@ pub fn allowed(region: &LimitRegion, c: &Coords) -> bool {
 /// The kind's metric between two representations (hinges measure the rotation angle instead,
 /// in [`distance_to`] and [`BruteForce::nearest`]).
 pub fn distance(region: &LimitRegion, a: &Coords, b: &Coords) -> f64 {
+    let region = &*stateless(region);
     match region {
         LimitRegion::Coupled(_) => unreachable!("made stateless above"),
         LimitRegion::ReachCone(_) | LimitRegion::Table(_) => {
@@ -475,6 +476,7 @@ impl BruteForce {
 /// representation (every cover and turn, with no shortcut): exact, independent of how the limit
 /// chooses among them.
 fn exact_over_representations(region: &LimitRegion, reps: &[Coords]) -> f64 {
+    let region = &*stateless(region);
     let mut best = f64::INFINITY;
     for c in reps {
         let p = DVec3::new(c[0], c[1], c[2]).as_vec3();
