@@ -23,18 +23,7 @@ use jointlimits_testdata::{SplitMix, fixture};
 const MEASURED_AGAIN: f32 = 2e-5;
 
 fn haar(random: &mut SplitMix) -> Quat {
-    loop {
-        let q = Quat::from_xyzw(
-            random.next_signed(),
-            random.next_signed(),
-            random.next_signed(),
-            random.next_signed(),
-        );
-        let length = q.length();
-        if length > 0.1 && length < 1.0 {
-            return q / length;
-        }
-    }
+    Quat::from_array(random.haar_quaternion())
 }
 
 /// The failures of one joint's limit on `count` random rotations.

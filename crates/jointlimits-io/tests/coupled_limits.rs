@@ -36,18 +36,7 @@ fn fit(bvh: &Bvh, clips: &[&Motion], padding_degrees: f64) -> SkeletonLimits {
 }
 
 fn haar(random: &mut SplitMix) -> Quat {
-    loop {
-        let q = Quat::from_xyzw(
-            random.next_signed(),
-            random.next_signed(),
-            random.next_signed(),
-            random.next_signed(),
-        );
-        let length = q.length();
-        if length > 0.1 && length <= 1.0 {
-            return q / length;
-        }
-    }
+    Quat::from_array(random.haar_quaternion())
 }
 
 /// Held-out acceptance (coupled, independent) of the child joints over `held_out`, and the share

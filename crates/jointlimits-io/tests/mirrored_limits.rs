@@ -26,18 +26,7 @@ fn limit<'a>(limits: &'a SkeletonLimits, name: &str) -> &'a JointLimit {
 }
 
 fn haar(random: &mut SplitMix) -> Quat {
-    loop {
-        let q = Quat::from_xyzw(
-            random.next_signed(),
-            random.next_signed(),
-            random.next_signed(),
-            random.next_signed(),
-        );
-        let length = q.length();
-        if length > 0.1 && length <= 1.0 {
-            return q / length;
-        }
-    }
+    Quat::from_array(random.haar_quaternion())
 }
 
 #[test]

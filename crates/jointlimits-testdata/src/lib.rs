@@ -79,4 +79,21 @@ impl SplitMix {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
     }
+
+    /// A uniformly random unit quaternion `[x, y, z, w]` (the Haar measure on rotations, over
+    /// both covers): a point uniform in the unit ball of ℝ⁴, by rejection, pushed to the sphere.
+    pub fn haar_quaternion(&mut self) -> [f32; 4] {
+        loop {
+            let q = [
+                self.next_signed(),
+                self.next_signed(),
+                self.next_signed(),
+                self.next_signed(),
+            ];
+            let length = q.iter().map(|c| c * c).sum::<f32>().sqrt();
+            if length > 0.1 && length < 1.0 {
+                return q.map(|c| c / length);
+            }
+        }
+    }
 }
