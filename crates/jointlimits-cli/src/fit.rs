@@ -36,13 +36,15 @@ const SHAPE_NAMES: [&str; 17] = [
     "coupled",
 ];
 
-/// Runs `jointlimits fit` with the `choices`: calibrated margins (the calibration is printed) and
-/// left/right mirroring (the pairs found are printed).
+/// Runs `jointlimits fit` with the `choices`: calibrated margins (the calibration is printed),
+/// left/right mirroring (the pairs found are printed) and per-joint choices read from
+/// `config_path`.
 pub fn run(
     clip_paths: &[PathBuf],
     out: &Path,
     options: FitOptions,
     choices: &SkeletonFitChoices,
+    config_path: Option<&Path>,
 ) -> Result<()> {
     let started = Instant::now();
     let clips = Clips::read(clip_paths)?;
@@ -52,7 +54,8 @@ pub fn run(
     if let Some(config) = &choices.config {
         let names: Vec<&str> = skeleton.joints().iter().map(|j| j.name.as_str()).collect();
         for pattern in config.unmatched(&names) {
-            eprintln!("warning: --config: the rule matching {pattern:?} matches no joint");
+            let file = config_path.map_or_else(|| "--config".into(), |p| p.display().to_string());
+            eprintln!("warning: {file}: the rule matching {pattern:?} matches no joint");
         }
     }
     let motions: Vec<&Motion> = clips.motions.iter().collect();
@@ -170,6 +173,9 @@ fn print_calibrations(calibrations: &[JointCalibration]) {
             c.padding.to_degrees(),
             if c.validated_acceptance.is_nan() {
                 "too few frames".to_string()
+            } else if c.validated_acceptance < c.accept - 1e-9 {
+                // The largest margin tried still fell short (a hinge's off-axis motion, say).
+                format!("short: {:.2}%", c.validated_acceptance * 100.0)
             } else {
                 format!("{:.2}%", c.validated_acceptance * 100.0)
             },

@@ -472,16 +472,19 @@ fn main() -> ExitCode {
                 softening: None,
             };
             config
-                .map(|path| jointlimits_io::read_fit_config(&path))
+                .as_deref()
+                .map(|path| {
+                    inputs::ensure_output_is_not_an_input(&out, &[path])?;
+                    Ok(jointlimits_io::read_fit_config(path)?)
+                })
                 .transpose()
-                .map_err(anyhow::Error::from)
-                .and_then(|config| {
+                .and_then(|read: Option<jointlimits::fit::FitConfig>| {
                     let choices = jointlimits::fit::SkeletonFitChoices {
                         accept,
                         mirror,
-                        config,
+                        config: read,
                     };
-                    fit::run(&clips, &out, options, &choices)
+                    fit::run(&clips, &out, options, &choices, config.as_deref())
                 })
                 .map(|()| true)
         }

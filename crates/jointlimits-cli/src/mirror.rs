@@ -29,7 +29,20 @@ pub fn run(limits_path: &Path, out: &Path, from: Side, skeleton_clip: Option<&Pa
     read.extend(skeleton_clip);
     inputs::ensure_output_is_not_an_input(out, &read)?;
     let skeleton = match (skeleton_clip, &limits.skeleton) {
-        (Some(clip), _) => read_bvh_file(clip)?.skeleton,
+        (Some(clip), Some(_)) => {
+            let skeleton = read_bvh_file(clip)?.skeleton;
+            let differences = limits.skeleton_differences(&skeleton);
+            if let Some(first) = differences.first() {
+                bail!(
+                    "{} records another skeleton than {}: {first} ({} difference(s)); leave out --skeleton to use the recorded one",
+                    limits_path.display(),
+                    clip.display(),
+                    differences.len()
+                );
+            }
+            skeleton
+        }
+        (Some(clip), None) => read_bvh_file(clip)?.skeleton,
         (None, Some(record)) => record
             .to_skeleton()
             .with_context(|| format!("{}: the recorded skeleton", limits_path.display()))?,
@@ -38,6 +51,10 @@ pub fn run(limits_path: &Path, out: &Path, from: Side, skeleton_clip: Option<&Pa
             limits_path.display()
         ),
     };
+    // Every limited joint must be a joint of the skeleton, as for `apply` and `check`.
+    limits
+        .per_joint(&skeleton)
+        .with_context(|| limits_path.display().to_string())?;
     let (mirrored, pairs) = mirror_skeleton_limits(&limits, &skeleton, from)
         .with_context(|| limits_path.display().to_string())?;
     if pairs.is_empty() {

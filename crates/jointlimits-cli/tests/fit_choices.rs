@@ -151,3 +151,64 @@ fn unusable_configurations_name_the_file_and_the_place() {
         assert!(!out.exists(), "{name}: nothing is written");
     }
 }
+
+#[test]
+fn a_configuration_that_excludes_everything_or_is_the_output_is_refused() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("fit-config-refusals");
+    let clip = clip.to_str().unwrap();
+    let everything = dir.join("everything.toml");
+    std::fs::write(&everything, "[defaults]\nexclude = true\n").unwrap();
+    let out = dir.join("never.json");
+    let output = jointlimits(&[
+        "fit",
+        clip,
+        "-o",
+        out.to_str().unwrap(),
+        "--config",
+        everything.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("excludes every joint"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!out.exists());
+    // A later rule brings excluded joints back.
+    let back = dir.join("back.toml");
+    std::fs::write(
+        &back,
+        "[[joints]]\nmatch = \"*\"\nexclude = true\n[[joints]]\nmatch = \"lShin\"\nexclude = false\n",
+    )
+    .unwrap();
+    let output = jointlimits(&[
+        "fit",
+        clip,
+        "-o",
+        out.to_str().unwrap(),
+        "--config",
+        back.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let limits = jointlimits_io::read_limits_file(&out).unwrap();
+    let names: Vec<&str> = limits.joints.iter().map(|l| l.joint.as_str()).collect();
+    assert_eq!(names, ["lShin"]);
+    // The configuration is an input: writing over it is refused, and it is kept.
+    let output = jointlimits(&[
+        "fit",
+        clip,
+        "-o",
+        back.to_str().unwrap(),
+        "--config",
+        back.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        std::fs::read_to_string(&back)
+            .unwrap()
+            .contains("exclude = false")
+    );
+}

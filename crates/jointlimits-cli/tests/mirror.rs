@@ -81,3 +81,59 @@ fn mirror_refuses_what_it_cannot_do() {
         assert!(!std::path::Path::new(out).exists());
     }
 }
+
+#[test]
+fn mirror_refuses_another_skeleton_and_joints_it_lacks() {
+    let (Some(daz), Some(other)) = (
+        jointlimits_testdata::fixture("cmu_daz/martial_04.bvh"),
+        jointlimits_testdata::fixture("cmu_max/131_01.bvh"),
+    ) else {
+        return;
+    };
+    let dir = scratch("mirror-skeletons");
+    let fitted = dir.join("fitted.json");
+    let fitted = fitted.to_str().unwrap();
+    succeed(&["fit", daz.to_str().unwrap(), "-o", fitted]);
+    let out = dir.join("out.json");
+    let out = out.to_str().unwrap();
+    let output = jointlimits(&[
+        "mirror",
+        fitted,
+        "-o",
+        out,
+        "--skeleton",
+        other.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("records another skeleton"),
+        "{}",
+        stderr(&output)
+    );
+    // The same skeleton given again is fine.
+    succeed(&[
+        "mirror",
+        fitted,
+        "-o",
+        out,
+        "--skeleton",
+        daz.to_str().unwrap(),
+    ]);
+    std::fs::remove_file(out).unwrap();
+    // A limited joint the recorded skeleton lacks.
+    let renamed = dir.join("renamed.json");
+    let text = std::fs::read_to_string(fitted).unwrap().replacen(
+        "\"joint\": \"neck\"",
+        "\"joint\": \"NoSuchJoint\"",
+        1,
+    );
+    std::fs::write(&renamed, text).unwrap();
+    let output = jointlimits(&["mirror", renamed.to_str().unwrap(), "-o", out]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("NoSuchJoint"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!std::path::Path::new(out).exists());
+}

@@ -297,6 +297,12 @@ pub fn fit_skeleton_limits_with(
     };
     let fitted = fit_each_joint(skeleton, clips, options, choices.mirror, progress, &fit)?;
     let (limits, calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().flatten().unzip();
+    if limits.is_empty() && skeleton.len() > 1 {
+        return Err(FitLimitsError::Option {
+            option: "config",
+            problem: "it excludes every joint: nothing would be limited".into(),
+        });
+    }
     let calibrations: Vec<JointCalibration> = calibrations.into_iter().flatten().collect();
     let limits = SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton);
     Ok((limits, (!calibrations.is_empty()).then_some(calibrations)))

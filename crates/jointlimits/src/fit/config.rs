@@ -18,6 +18,10 @@
 //! [[joints]]
 //! match = "?Finger*"
 //! exclude = true           # no limit for these joints
+//!
+//! [[joints]]
+//! match = "?Finger1"
+//! exclude = false          # but these again
 //! ```
 
 use serde::{Deserialize, Deserializer, Serialize};
@@ -71,9 +75,10 @@ pub struct JointRule {
     /// the largest; a rule can turn calibration off again with `accept = 0`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accept: Option<f64>,
-    /// Fit no limit for the joints it matches.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub exclude: bool,
+    /// Fit no limit for the joints it matches (`true`), or fit one again after an earlier rule
+    /// excluded them (`false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude: Option<bool>,
 }
 
 /// What one joint is fitted with.
@@ -146,16 +151,15 @@ impl FitConfig {
                 .iter()
                 .filter(|rule| rule.pattern.as_deref().is_some_and(|p| matches(p, name))),
         );
+        let mut excluded = false;
         for rule in matching {
-            if rule.exclude {
-                return None;
-            }
+            excluded = rule.exclude.unwrap_or(excluded);
             choice.options = rule.apply(choice.options);
             if let Some(accept) = rule.accept {
                 choice.accept = (accept > 0.0).then_some(accept);
             }
         }
-        Some(choice)
+        (!excluded).then_some(choice)
     }
 
     /// The `joints` rules whose pattern matches none of `names` (likely a misspelling).
@@ -291,7 +295,17 @@ mod tests {
         assert_eq!(neck.options.shape, ShapeKind::Box);
         assert_eq!(neck.options.padding, base.padding);
         assert_eq!(config.choice_for("rFinger2", &base, None), None);
+        let back = config_with_reinclusion();
+        assert!(back.choice_for("lShin", &base, None).is_some());
+        assert_eq!(back.choice_for("rShin", &base, None), None);
         assert_eq!(config.unmatched(&["lShin", "neck"]), vec!["?Finger*"]);
+    }
+
+    fn config_with_reinclusion() -> FitConfig {
+        config(
+            r#"{"joints": [{"match": "*", "exclude": true},
+                           {"match": "lShin", "exclude": false, "shape": "hinge"}]}"#,
+        )
     }
 
     #[test]

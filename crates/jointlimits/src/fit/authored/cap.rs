@@ -77,21 +77,32 @@ pub fn smallest_cap(directions: &[DVec3]) -> Option<Cap> {
     let order = scrambled(directions.len());
     let points: Vec<DVec3> = order.iter().map(|&i| directions[i]).collect();
     let mut cap = Cap::through_one(*points.first()?);
+    // Within a hemisphere each rebuilt cap is at least as large as the one before it. Directions
+    // beyond a hemisphere break that (and would make the rebuilding cubic): give up at once.
+    let shrank = |before: &Cap, after: &Cap| after.cos_radius > before.cos_radius + 1e-12;
     for i in 1..points.len() {
         if cap.holds(points[i]) {
             continue;
         }
+        let before_i = cap;
         cap = Cap::through_one(points[i]);
         for j in 0..i {
             if cap.holds(points[j]) {
                 continue;
             }
+            let before_j = cap;
             cap = Cap::through_two(points[i], points[j])?;
             for k in 0..j {
                 if !cap.holds(points[k]) {
                     cap = Cap::through_three(points[i], points[j], points[k])?;
                 }
             }
+            if cap.cos_radius <= 0.0 || shrank(&before_j, &cap) {
+                return None;
+            }
+        }
+        if shrank(&before_i, &cap) {
+            return None;
         }
     }
     let within_hemisphere = cap.cos_radius > 0.0;

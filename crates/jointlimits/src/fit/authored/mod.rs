@@ -30,7 +30,9 @@ pub use arc::covering_arc;
 pub use cap::{Cap, smallest_cap};
 pub use centred_ellipse::{CentredEllipse, smallest_centred_ellipse};
 
-use glam::{DQuat, DVec2, DVec3, Quat, Vec2, Vec3};
+use std::f64::consts::{PI, TAU};
+
+use glam::{DQuat, DVec2, DVec3, Quat, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::FitError;
@@ -98,11 +100,75 @@ fn padded((min, max): (f64, f64), padding: f64) -> (f32, f32) {
     ((min - padding) as f32, (max + padding) as f32)
 }
 
-/// Euler ranges: the shortest arc per channel, in `order` or the order of least volume.
+/// `radii` (of the ellipse turned by `angle`) with a radius capped at π made up for: where the
+/// padded smallest ellipse would need a radius past π, the other radius grows until every swing
+/// is held again (at most to π, a disc that holds every swing).
+fn held_within_half_turn(radii: DVec2, angle: f64, swings: &[DVec2]) -> DVec2 {
+    let (sin, cos) = angle.sin_cos();
+    let local = |s: &DVec2| DVec2::new(cos * s.x + sin * s.y, -sin * s.x + cos * s.y);
+    let level = |r: DVec2| {
+        swings
+            .iter()
+            .map(|s| (local(s) / r).length_squared())
+            .fold(0.0, f64::max)
+    };
+    if level(radii) <= 1.0 + 1e-9 {
+        return radii;
+    }
+    // One radius is at π (or both): the other must reach every swing the first cannot.
+    let pi = std::f64::consts::PI;
+    let needed = |along: fn(DVec2) -> (f64, f64)| {
+        swings
+            .iter()
+            .map(|s| {
+                let (capped, other) = along(local(s));
+                let room = 1.0 - (capped / pi).powi(2);
+                if room <= 1e-12 {
+                    pi
+                } else {
+                    other.abs() / room.sqrt()
+                }
+            })
+            .fold(0.0, f64::max)
+    };
+    let grown = if radii.x >= pi {
+        DVec2::new(pi, radii.y.max(needed(|p| (p.x, p.y))))
+    } else {
+        DVec2::new(radii.x.max(needed(|p| (p.y, p.x))), pi)
+    };
+    grown.min(DVec2::splat(pi))
+}
+
+/// Each rotation has two Euler triples, `(a, b, c)` and `(a + π, π − b, c + π)`; `primary`
+/// holds the first (middle angle within ±90°). Where the motion carries the middle angle past
+/// ±90°, the first jumps while the second continues: this keeps, frame by frame, the triple
+/// nearer the one kept before (each angle compared modulo a turn), so that such motion gives
+/// narrow ranges instead of ranges spanning the jump.
+fn continued_triples(primary: &[DVec3]) -> Vec<DVec3> {
+    let wrapped = |d: f64| (d + PI).rem_euclid(TAU) - PI;
+    let apart = |a: DVec3, b: DVec3| (0..3).map(|k| wrapped(a[k] - b[k]).powi(2)).sum::<f64>();
+    let mut kept: Vec<DVec3> = Vec::with_capacity(primary.len());
+    for &t in primary {
+        let other = DVec3::new(t.x + PI, PI - t.y, t.z + PI);
+        let chosen = match kept.last() {
+            Some(&before) if apart(other, before) < apart(t, before) => other,
+            _ => t,
+        };
+        kept.push(chosen);
+    }
+    kept
+}
+
+/// Euler ranges: the shortest arc per channel, in `order` or the order of least volume, over
+/// the rotations' first triples or their continued ones ([`continued_triples`]), whichever
+/// gives the smaller box.
 fn fit_euler(rotations: &[DQuat], order: Option<EulerOrder>, padding: f64) -> EulerLimit {
     let orders = order.map_or(EulerOrder::ALL.to_vec(), |order| vec![order]);
-    let fitted = orders.into_iter().map(|order| {
-        let triples: Vec<DVec3> = rotations.iter().map(|&q| order.from_dquat(q)).collect();
+    let fitted = orders.into_iter().flat_map(|order| {
+        let primary: Vec<DVec3> = rotations.iter().map(|&q| order.from_dquat(q)).collect();
+        [continued_triples(&primary), primary].map(|triples| (order, triples))
+    });
+    let fitted = fitted.map(|(order, triples)| {
         let arcs: Vec<(f64, f64)> = (0..3)
             .map(|channel| {
                 covering_arc(triples.iter().map(|t| t[channel])).expect("finite, not empty")
@@ -206,13 +272,19 @@ fn fit_swing(shape: AuthoredShape, rotations: &[DQuat], axis: DVec3, padding: f6
         _ => {
             let ellipse = smallest_centred_ellipse(&swings).expect("finite, not empty");
             let (sin, cos) = ellipse.angle.sin_cos();
+            let first_axis = cos * first + sin * second;
+            let radii = held_within_half_turn(
+                DVec2::new(
+                    f64::from(largest_radius(ellipse.radii.x)),
+                    f64::from(largest_radius(ellipse.radii.y)),
+                ),
+                ellipse.angle,
+                &swings,
+            );
             SphericalEllipseLimit {
                 twist_axis: axis.as_vec3(),
-                first_axis: (cos * first + sin * second).normalize().as_vec3(),
-                radii: Vec2::new(
-                    largest_radius(ellipse.radii.x),
-                    largest_radius(ellipse.radii.y),
-                ),
+                first_axis: first_axis.normalize().as_vec3(),
+                radii: radii.as_vec2(),
                 twist,
             }
             .into()
@@ -221,5 +293,83 @@ fn fit_swing(shape: AuthoredShape, rotations: &[DQuat], axis: DVec3, padding: f6
     AuthoredFit {
         region,
         recentre: recentre.as_quat().normalize(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::{LimitContext, RotationLimit};
+
+    /// Rotations from a deterministic sequence spread over the whole rotation group.
+    fn spread(count: usize) -> Vec<Quat> {
+        (0..count)
+            .map(|i| {
+                let t = i as f32;
+                Quat::from_xyzw(
+                    (t * 1.37).sin(),
+                    (t * 2.71 + 0.4).sin(),
+                    (t * 0.57 + 1.1).cos(),
+                    (t * 3.19 + 0.2).cos(),
+                )
+                .normalize()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn euler_ranges_follow_a_middle_angle_past_ninety_degrees() {
+        // Z·X·Y with X sweeping 80°…99.6° (never exactly 90°, where only the sum of the outer
+        // angles is defined): past 90° the first triple jumps by half a turn in its outer
+        // angles; the fit keeps the continuing one.
+        let rotations: Vec<Quat> = (0..=28)
+            .map(|i| {
+                let x = (80.0 + 0.7 * i as f64).to_radians();
+                EulerOrder::ZXY.to_quat(DVec3::new(0.05, x, -0.03))
+            })
+            .collect();
+        let fit = fit_authored(
+            AuthoredShape::Euler(Some(EulerOrder::ZXY)),
+            &rotations,
+            Vec3::Y,
+            0.0,
+        )
+        .unwrap();
+        let LimitRegion::Euler(euler) = fit.region else {
+            panic!("Euler ranges")
+        };
+        let widths = (euler.max - euler.min).to_array().map(f32::to_degrees);
+        assert!(
+            widths[1] <= 19.61 && widths[0] < 0.01 && widths[2] < 0.01,
+            "{widths:?}"
+        );
+        for q in rotations {
+            assert!(euler.contains(q, &LimitContext::NONE));
+        }
+    }
+
+    #[test]
+    fn swing_kinds_hold_rotations_spread_over_every_direction_and_fit_fast() {
+        // Directions all around: no cap within a hemisphere, and an ellipse that would need a
+        // radius past half a turn. (The cap search once grew cubic here.)
+        let rotations = spread(5000);
+        for shape in [AuthoredShape::Cone, AuthoredShape::SphericalEllipse] {
+            let fit = fit_authored(shape, &rotations, Vec3::Y, 0.0).unwrap();
+            assert_eq!(
+                fit.recentre,
+                Quat::IDENTITY,
+                "no cap: the rest direction stays"
+            );
+            let outside = rotations
+                .iter()
+                .filter(|&&q| !fit.region.contains(q, &LimitContext::NONE))
+                .count();
+            assert_eq!(outside, 0, "{shape:?}");
+        }
+        let directions: Vec<DVec3> = rotations
+            .iter()
+            .map(|q| (*q * Vec3::Y).as_dvec3())
+            .collect();
+        assert_eq!(smallest_cap(&directions), None);
     }
 }
