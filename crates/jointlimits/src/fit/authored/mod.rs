@@ -112,11 +112,13 @@ fn held_within_half_turn(radii: DVec2, angle: f64, swings: &[DVec2]) -> DVec2 {
             .map(|s| (local(s) / r).length_squared())
             .fold(0.0, f64::max)
     };
-    if level(radii) <= 1.0 + 1e-9 {
+    let pi = std::f64::consts::PI;
+    // f32 rounding of an uncapped radius is within the limit's own tolerance.
+    let capped = radii.x >= pi - 1e-6 || radii.y >= pi - 1e-6;
+    if !capped || level(radii) <= 1.0 + 1e-9 {
         return radii;
     }
     // One radius is at π (or both): the other must reach every swing the first cannot.
-    let pi = std::f64::consts::PI;
     let needed = |along: fn(DVec2) -> (f64, f64)| {
         swings
             .iter()
