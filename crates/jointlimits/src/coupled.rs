@@ -15,14 +15,14 @@
 //! parent direction is within the vertex's cell neighbourhood, so every fitted sample lies inside
 //! the box its own parent direction selects.
 
-use glam::{Quat, Vec2, Vec3, Vec4};
+use glam::{Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::region::FullLimit;
 use crate::shape::{BoxShape, Frame, Shape};
 use crate::space::SpaceKind;
-use crate::table::OctahedralMap;
+use crate::table::{OctahedralMap, VertexGrid};
 use crate::validation::{self, InvalidField};
 
 /// The grid resolutions a coupled limit may have, cells per side.
@@ -95,13 +95,7 @@ impl CoupledLimit {
     /// The child's box when the parent bone points along `direction` (bilinear in the grid).
     pub fn box_for_direction(&self, direction: Vec3) -> BoxShape {
         let n = self.record.resolution;
-        let p = self.map.to_square(direction);
-        let scaled = (p.clamp(Vec2::splat(-1.0), Vec2::splat(1.0)) + 1.0) * (0.5 * n as f32);
-        let (column, row) = (
-            (scaled.x as usize).min(n - 1),
-            (scaled.y as usize).min(n - 1),
-        );
-        let t = scaled - Vec2::new(column as f32, row as f32);
+        let (column, row, t) = VertexGrid::locate_in(n, self.map.to_square(direction));
         let side = n + 1;
         let weights = [
             (row * side + column, (1.0 - t.x) * (1.0 - t.y)),
@@ -210,7 +204,7 @@ impl RotationLimit for CoupledLimit {
         let (mut min, mut max) = (Vec::new(), Vec::new());
         for row in 0..side {
             for column in 0..side {
-                let p = crate::table::VertexGrid::vertex_position(resolution, column, row);
+                let p = VertexGrid::vertex_position(resolution, column, row);
                 let swing = map.to_sphere(p).angle_between(parent_axis);
                 min.push(Vec3::new(-0.4, -0.2, -0.3));
                 max.push(Vec3::new(0.2 + 0.5 * swing, 0.3, 0.3 + 0.1 * swing));

@@ -468,17 +468,34 @@ pub(crate) struct JointSamples<'a> {
     /// Its twist axis.
     pub twist_axis: Vec3,
     /// Its parent's, when the parent is not the root and mirroring is off.
-    pub parent: Option<ParentSamples>,
+    pub parent: Option<ParentSamples<'a>>,
 }
 
 /// What a limit coupled to the joint's parent is fitted from.
-pub(crate) struct ParentSamples {
+pub(crate) struct ParentSamples<'a> {
     /// The parent's reference rotation.
     pub reference: glam::Quat,
     /// The parent's twist (bone) axis.
     pub twist_axis: Vec3,
-    /// The parent's local rotations in the same frames as the joint's, one vector per clip.
-    pub local: Vec<Vec<glam::Quat>>,
+    /// The parent's index in the skeleton.
+    pub joint: usize,
+    /// The clips the joint's samples come from.
+    pub clips: &'a [&'a Motion],
+    /// The frames skipped at the start of each clip.
+    pub skip_frames: usize,
+}
+
+impl ParentSamples<'_> {
+    /// The parent's local rotations in the same frames as the joint's samples, clip after
+    /// clip (gathered only when a coupled limit is fitted).
+    fn local(&self) -> Vec<glam::Quat> {
+        self.clips
+            .iter()
+            .flat_map(|clip| {
+                (self.skip_frames..clip.frame_count()).map(|f| clip.frame_rotations(f)[self.joint])
+            })
+            .collect()
+    }
 }
 
 impl JointSamples<'_> {
@@ -487,7 +504,7 @@ impl JointSamples<'_> {
     pub(crate) fn fit(&self, options: &FitOptions) -> Result<JointLimit, FitLimitsError> {
         if let (ShapeKind::Coupled(resolution), Some(parent)) = (options.shape, &self.parent) {
             let child: Vec<glam::Quat> = self.relative.iter().flatten().copied().collect();
-            let parent_local: Vec<glam::Quat> = parent.local.iter().flatten().copied().collect();
+            let parent_local = parent.local();
             let limit = super::coupled::fit_coupled(
                 &child,
                 &parent_local,
@@ -603,14 +620,9 @@ pub(crate) fn fit_each_joint<T: Send>(
                     Ok(ParentSamples {
                         reference: reference_of(p)?,
                         twist_axis: twist_axes[p],
-                        local: clips
-                            .iter()
-                            .map(|clip| {
-                                (options.skip_frames..clip.frame_count())
-                                    .map(|f| clip.frame_rotations(f)[p])
-                                    .collect()
-                            })
-                            .collect(),
+                        joint: p,
+                        clips,
+                        skip_frames: options.skip_frames,
                     })
                 })
                 .transpose()?;

@@ -40,7 +40,14 @@ impl VertexGrid {
     /// The cell holding `p` (clamped into the square) and `p`'s position within it, in `[0, 1]²`.
     #[inline]
     fn locate(&self, p: Vec2) -> (usize, usize, Vec2) {
-        let n = self.resolution;
+        VertexGrid::locate_in(self.resolution, p)
+    }
+
+    /// [`VertexGrid::locate`] in a grid of `resolution` cells per side, for values stored
+    /// elsewhere in the same layout.
+    #[inline]
+    pub(crate) fn locate_in(resolution: usize, p: Vec2) -> (usize, usize, Vec2) {
+        let n = resolution;
         let scaled = (p.clamp(Vec2::splat(-1.0), Vec2::splat(1.0)) + 1.0) * (0.5 * n as f32);
         let column = (scaled.x as usize).min(n - 1);
         let row = (scaled.y as usize).min(n - 1);
