@@ -5,8 +5,9 @@
 //! that shape (the fraction is printed). Throughput is per rotation. Each rotation is made relative
 //! to the reference, mapped to limit space (logarithm or swing-twist split), projected, and mapped
 //! back. `project/...` runs the vectorised [`JointLimit::limit_many`] over the 4,096 inputs;
-//! `project_one_at_a_time/...` calls [`JointLimit::limit`] on each. `project/reach_cone` is a
-//! reach cone with swing-dependent twist fitted to the same walk.
+//! `project_one_at_a_time/...` calls [`JointLimit::limit`] on each, and `inside_one_at_a_time/...`
+//! calls it on the allowed half of the inputs only (the common case at runtime).
+//! `project/reach_cone` is a reach cone with swing-dependent twist fitted to the same walk.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{DVec3, Quat, Vec3};
@@ -155,6 +156,13 @@ fn projection(c: &mut Criterion) {
             &limit,
             &queries,
         );
+        bench_one_at_a_time(
+            c,
+            &format!("inside_one_at_a_time/{space_name}"),
+            shape_name,
+            &limit,
+            &inside_only(&limit, &queries),
+        );
     }
     // The reach cone limits the direction of the twist axis and the twist, so it has one group
     // of its own.
@@ -166,6 +174,17 @@ fn projection(c: &mut Criterion) {
     );
     bench_batched(c, "project", "reach_cone", &limit, &queries);
     bench_one_at_a_time(c, "project_one_at_a_time", "reach_cone", &limit, &queries);
+    let inside = inside_only(&limit, &queries);
+    bench_one_at_a_time(c, "inside_one_at_a_time", "reach_cone", &limit, &inside);
+}
+
+/// The allowed ones of `queries` (about half): what a limit sees most of the time at runtime.
+fn inside_only(limit: &JointLimit, queries: &[Quat]) -> Vec<Quat> {
+    queries
+        .iter()
+        .copied()
+        .filter(|&q| limit.contains(q))
+        .collect()
 }
 
 /// `group/name`: [`JointLimit::limit`] on each of `queries`, per rotation.

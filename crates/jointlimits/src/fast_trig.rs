@@ -1,5 +1,5 @@
 //! Polynomial `atan2` and `sin_cos` for the runtime path (a few nanoseconds each instead of the
-//! C library's tens), accurate to about 1e-7 radians, which is f32 rounding for the angles
+//! C library's tens), accurate to a few 1e-7 radians, which is f32 rounding for the angles
 //! limits deal with.
 
 // The coefficients are quoted as published.
@@ -17,25 +17,42 @@ fn atan_unit(t: f32) -> f32 {
 /// Stegun 4.4.49, error below 2e-8) divided by `t`, so callers can skip a square root.
 #[inline(always)]
 pub fn atan_over_t(u: f32) -> f32 {
-    let p = 0.002_866_225_7_f32;
-    let p = p * u - 0.016_165_737;
-    let p = p * u + 0.042_909_614;
-    let p = p * u - 0.075_289_64;
-    let p = p * u + 0.106_562_64;
-    let p = p * u - 0.142_088_99;
-    let p = p * u + 0.199_935_51;
-    let p = p * u - 0.333_331_45;
-    1.0 + u * p
+    const HASTINGS: [f32; 9] = [
+        1.0,
+        -0.333_331_45,
+        0.199_935_51,
+        -0.142_088_99,
+        0.106_562_64,
+        -0.075_289_64,
+        0.042_909_614,
+        -0.016_165_737,
+        0.002_866_225_7,
+    ];
+    polynomial(u, &HASTINGS)
 }
 
-/// `c₀ + c₁x + c₂x² + …` by Horner's rule (coefficients lowest first).
+/// `c₀ + c₁x + c₂x² + …` (coefficients lowest first) by Estrin's scheme: neighbouring terms are
+/// paired as `c₂ₖ + c₂ₖ₊₁·x`, the pairs paired again with `x²`, and so on. The work equals Horner's
+/// rule, but the chain of dependent operations is `log₂ N` steps long instead of `N`, and on the
+/// one-rotation-at-a-time path that chain is what the time is.
 #[inline(always)]
 fn polynomial<const N: usize>(x: f32, coefficients: &[f32; N]) -> f32 {
-    let mut sum = coefficients[N - 1];
-    for k in (0..N - 1).rev() {
-        sum = sum * x + coefficients[k];
+    let mut terms = *coefficients;
+    let mut len = N;
+    let mut power = x;
+    while len > 1 {
+        let pairs = len.div_ceil(2);
+        for k in 0..pairs {
+            terms[k] = if 2 * k + 1 < len {
+                terms[2 * k] + terms[2 * k + 1] * power
+            } else {
+                terms[2 * k]
+            };
+        }
+        len = pairs;
+        power *= power;
     }
-    sum
+    terms[0]
 }
 
 /// The first `N` coefficients of a series.
@@ -144,7 +161,9 @@ mod tests {
                 worst = worst.max((atan2(y, x) - y.atan2(x)).abs());
             }
         }
-        assert!(worst < 3e-7, "{worst}");
+        // Two units in the last place of angles near π (Estrin's pairing rounds a little more
+        // than Horner's rule).
+        assert!(worst < 6e-7, "{worst}");
         assert_eq!(atan2(0.0, 0.0), 0.0);
         assert_eq!(atan2(0.0, -1.0), PI);
     }

@@ -17,11 +17,59 @@ use glam::{DVec3, Vec3};
 use crate::fit::convex_hull::{HullError, HullPolygons, convex_hull};
 use crate::fit::halfspace_intersection::halfspace_intersection;
 
+/// Faces whose heights are computed together: eight lanes, one AVX or two SSE instructions per
+/// step.
+const GROUP: usize = 8;
+
+/// [`GROUP`] face planes as structure-of-arrays, so that the heights of a point above all of them
+/// come out of one vectorised step. Lanes past the last face hold a plane no finite point rises
+/// above (`0·x − f32::MAX`).
+#[derive(Clone, Debug, PartialEq)]
+struct PlaneGroup {
+    x: [f32; GROUP],
+    y: [f32; GROUP],
+    z: [f32; GROUP],
+    offset: [f32; GROUP],
+}
+
+impl PlaneGroup {
+    const EMPTY: PlaneGroup = PlaneGroup {
+        x: [0.0; GROUP],
+        y: [0.0; GROUP],
+        z: [0.0; GROUP],
+        offset: [f32::MAX; GROUP],
+    };
+
+    /// `nᵢ·p − bᵢ` for each face of the group, summed in the order of `Vec3::dot` so that every
+    /// path sees the same bits.
+    #[inline(always)]
+    fn heights(&self, p: Vec3) -> [f32; GROUP] {
+        std::array::from_fn(|i| {
+            self.x[i] * p.x + self.y[i] * p.y + self.z[i] * p.z - self.offset[i]
+        })
+    }
+
+    /// Which lanes `p` rises above by more than the inside tolerance (NaN heights count as
+    /// above), as bits.
+    #[inline(always)]
+    fn seen_from(&self, p: Vec3) -> (u32, [f32; GROUP]) {
+        let heights = self.heights(p);
+        let above = heights.map(|h| u8::from(!(h <= Polytope::INSIDE_TOLERANCE)));
+        // One byte per lane (0 or 1) gathered into one bit per lane: the multiplication adds
+        // byte i, shifted by 7 − i within the top byte, so lane i lands on bit i.
+        let bytes = u64::from_le_bytes(above);
+        let seen = (bytes.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+        (seen, heights)
+    }
+}
+
 /// A convex polytope in f32 with precomputed face planes and polygon edges.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Polytope {
     normals: Vec<Vec3>,
     offsets: Vec<f32>,
+    /// The same planes, grouped for the vectorised height scan.
+    plane_groups: Vec<PlaneGroup>,
     /// `edge_range[i]..edge_range[i + 1]` are face `i`'s edges.
     edge_range: Vec<u32>,
     edge_start: Vec<Vec3>,
@@ -61,6 +109,7 @@ impl Polytope {
         let mut polytope = Polytope {
             normals: Vec::with_capacity(hull.faces.len()),
             offsets: Vec::with_capacity(hull.faces.len()),
+            plane_groups: Vec::new(),
             edge_range: vec![0],
             edge_start: Vec::new(),
             edge_vector: Vec::new(),
@@ -89,6 +138,18 @@ impl Polytope {
             }
             polytope.edge_range.push(polytope.edge_start.len() as u32);
         }
+        polytope.plane_groups = polytope
+            .normals
+            .chunks(GROUP)
+            .zip(polytope.offsets.chunks(GROUP))
+            .map(|(normals, offsets)| {
+                let mut group = PlaneGroup::EMPTY;
+                for (i, (n, &b)) in normals.iter().zip(offsets).enumerate() {
+                    (group.x[i], group.y[i], group.z[i], group.offset[i]) = (n.x, n.y, n.z, b);
+                }
+                group
+            })
+            .collect();
         polytope
     }
 
@@ -113,10 +174,9 @@ impl Polytope {
     /// Whether `x` is inside (within a rounding tolerance).
     #[inline]
     pub fn contains(&self, x: Vec3) -> bool {
-        self.normals
+        self.plane_groups
             .iter()
-            .zip(&self.offsets)
-            .all(|(n, &b)| n.dot(x) - b <= Self::INSIDE_TOLERANCE)
+            .all(|group| group.seen_from(x).0 == 0)
     }
 
     /// [`Polytope::project`] for a polytope stored in `frame` coordinates, on a limit-space point.
@@ -132,40 +192,50 @@ impl Polytope {
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {
         let mut best: Option<Vec3> = None;
-        for (face, (n, &b)) in self.normals.iter().zip(&self.offsets).enumerate() {
-            let height = n.dot(x) - b;
-            if height <= Self::INSIDE_TOLERANCE {
-                continue;
-            }
-            let foot = x - *n * height;
-            let edges = self.edge_range[face] as usize..self.edge_range[face + 1] as usize;
-            let mut on_face = true;
-            let mut nearest_on_edges = (f32::INFINITY, foot);
-            for e in edges {
-                let from_start = foot - self.edge_start[e];
-                if from_start.dot(self.edge_inward[e]) >= 0.0 {
-                    continue;
+        for (index, group) in self.plane_groups.iter().enumerate() {
+            let (mut seen, heights) = group.seen_from(x);
+            while seen != 0 {
+                let lane = seen.trailing_zeros() as usize;
+                seen &= seen - 1;
+                let face = index * GROUP + lane;
+                if face >= self.normals.len() {
+                    break;
                 }
-                on_face = false;
-                let v = self.edge_vector[e];
-                let t =
-                    (from_start.dot(v) / v.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
-                let point = self.edge_start[e] + v * t;
-                let d = point.distance_squared(foot);
-                if d < nearest_on_edges.0 {
-                    nearest_on_edges = (d, point);
+                let Some(candidate) = self.nearest_on_face(face, x, heights[lane]) else {
+                    return Some(x - self.normals[face] * heights[lane]);
+                };
+                // |x − b|² − |x − c|² = (c − b)·(2x − b − c), formed from differences so that
+                // far from the polytope, where both squared distances round alike, the nearer
+                // still wins.
+                if best.is_none_or(|b| (candidate - b).dot((x - b) + (x - candidate)) > 0.0) {
+                    best = Some(candidate);
                 }
-            }
-            if on_face {
-                return Some(foot);
-            }
-            let candidate = nearest_on_edges.1;
-            // |x − b|² − |x − c|² = (c − b)·(2x − b − c), formed from differences so that far
-            // from the polytope, where both squared distances round alike, the nearer still wins.
-            if best.is_none_or(|b| (candidate - b).dot((x - b) + (x - candidate)) > 0.0) {
-                best = Some(candidate);
             }
         }
         best
+    }
+
+    /// For a face `height` below `x`: `None` when the foot `x − height·n` lies on the face
+    /// polygon (then the foot is the projection), otherwise the nearest point of the polygon's
+    /// edges that the foot lies beyond.
+    #[inline]
+    fn nearest_on_face(&self, face: usize, x: Vec3, height: f32) -> Option<Vec3> {
+        let foot = x - self.normals[face] * height;
+        let edges = self.edge_range[face] as usize..self.edge_range[face + 1] as usize;
+        let mut nearest: Option<(f32, Vec3)> = None;
+        for e in edges {
+            let from_start = foot - self.edge_start[e];
+            if from_start.dot(self.edge_inward[e]) >= 0.0 {
+                continue;
+            }
+            let v = self.edge_vector[e];
+            let t = (from_start.dot(v) / v.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+            let point = self.edge_start[e] + v * t;
+            let d = point.distance_squared(foot);
+            if nearest.is_none_or(|(best, _)| d < best) {
+                nearest = Some((d, point));
+            }
+        }
+        nearest.map(|(_, point)| point)
     }
 }
