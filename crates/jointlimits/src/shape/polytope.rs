@@ -54,7 +54,7 @@ impl PlaneGroup {
     #[inline(always)]
     fn seen_from(&self, p: Vec3) -> (u32, [f32; GROUP]) {
         let heights = self.heights(p);
-        let above = heights.map(|h| u8::from(!(h <= Polytope::INSIDE_TOLERANCE)));
+        let above = heights.map(|h| u8::from(h > Polytope::INSIDE_TOLERANCE || h.is_nan()));
         // One byte per lane (0 or 1) gathered into one bit per lane: the multiplication adds
         // byte i, shifted by 7 − i within the top byte, so lane i lands on bit i.
         let bytes = u64::from_le_bytes(above);
