@@ -13,6 +13,7 @@ pub mod aabb;
 pub mod ellipsoid;
 pub mod hull;
 pub mod kdop;
+mod plane_cells;
 pub mod polytope;
 
 use glam::{DMat3, DVec3, Mat3, Vec3};

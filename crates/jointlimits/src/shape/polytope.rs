@@ -14,6 +14,7 @@
 
 use glam::{DVec3, Vec3};
 
+use super::plane_cells::{CellVerdict, PlaneCells};
 use crate::fit::convex_hull::{HullError, HullPolygons, convex_hull};
 use crate::fit::halfspace_intersection::halfspace_intersection;
 
@@ -70,6 +71,8 @@ pub struct Polytope {
     offsets: Vec<f32>,
     /// The same planes, grouped for the vectorised height scan.
     plane_groups: Vec<PlaneGroup>,
+    /// Which few planes decide the inside test near each point of the bounding box.
+    cells: Option<PlaneCells>,
     /// `edge_range[i]..edge_range[i + 1]` are face `i`'s edges.
     edge_range: Vec<u32>,
     edge_start: Vec<Vec3>,
@@ -110,6 +113,7 @@ impl Polytope {
             normals: Vec::with_capacity(hull.faces.len()),
             offsets: Vec::with_capacity(hull.faces.len()),
             plane_groups: Vec::new(),
+            cells: None,
             edge_range: vec![0],
             edge_start: Vec::new(),
             edge_vector: Vec::new(),
@@ -150,7 +154,14 @@ impl Polytope {
                 group
             })
             .collect();
+        polytope.cells = PlaneCells::new(&polytope.normals, &polytope.offsets, &polytope.vertices);
         polytope
+    }
+
+    /// Whether the inside test has its cell grid (tests).
+    #[cfg(test)]
+    pub(crate) fn has_cells(&self) -> bool {
+        self.cells.is_some()
     }
 
     /// The number of faces.
@@ -174,9 +185,32 @@ impl Polytope {
     /// Whether `x` is inside (within a rounding tolerance).
     #[inline]
     pub fn contains(&self, x: Vec3) -> bool {
-        self.plane_groups
-            .iter()
-            .all(|group| group.seen_from(x).0 == 0)
+        match self.deciding_planes(x) {
+            Some(planes) => self.inside_planes(planes, x),
+            None => self
+                .plane_groups
+                .iter()
+                .all(|group| group.seen_from(x).0 == 0),
+        }
+    }
+
+    /// The faces that decide whether `x` is inside, when the cell grid knows them.
+    #[inline]
+    fn deciding_planes(&self, x: Vec3) -> Option<&[u16]> {
+        match self.cells.as_ref()?.verdict(x) {
+            CellVerdict::Decided(planes) => Some(planes),
+            CellVerdict::Unknown => None,
+        }
+    }
+
+    /// Whether `x` is within the tolerance of each of `faces` (heights formed as in the full
+    /// scan, so the verdict is the same).
+    #[inline]
+    fn inside_planes(&self, faces: &[u16], x: Vec3) -> bool {
+        faces.iter().all(|&face| {
+            let face = usize::from(face);
+            self.normals[face].dot(x) - self.offsets[face] <= Self::INSIDE_TOLERANCE
+        })
     }
 
     /// [`Polytope::project`] for a polytope stored in `frame` coordinates, on a limit-space point.
@@ -191,6 +225,11 @@ impl Polytope {
     /// The nearest point of the polytope to `x`, or `None` when `x` is inside.
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {
+        if let Some(planes) = self.deciding_planes(x)
+            && self.inside_planes(planes, x)
+        {
+            return None;
+        }
         let mut best: Option<Vec3> = None;
         for (index, group) in self.plane_groups.iter().enumerate() {
             let (mut seen, heights) = group.seen_from(x);
