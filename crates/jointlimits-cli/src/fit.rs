@@ -84,7 +84,7 @@ pub fn run(
         out.display()
     );
     if choices.mirror {
-        print_pairs(skeleton);
+        print_pairs(skeleton, &choices.pairs);
     }
     if let Some(calibrations) = calibrations {
         print_calibrations(&calibrations);
@@ -123,8 +123,9 @@ fn kinds_fitted(limits: &jointlimits::SkeletonLimits) -> String {
 }
 
 /// The left/right pairs `fit --mirror` pooled, and the plane it reflected across.
-fn print_pairs(skeleton: &jointlimits::Skeleton) {
-    let pairs = mirror::mirror_pairs(skeleton);
+fn print_pairs(skeleton: &jointlimits::Skeleton, overrides: &[(String, String)]) {
+    // The fit has already refused pairs that cannot be used.
+    let pairs = mirror::pairs_with(skeleton, overrides).unwrap_or_default();
     let names = |(l, r): (usize, usize)| {
         format!(
             "{}/{}",

@@ -96,9 +96,13 @@ enum Command {
         /// Pool each left joint's rotations with its right partner's, reflected across the
         /// body's sagittal plane, and the other way round: both sides learn from twice the data
         /// and come out mirror images. Partners are found by name (Left/Right, l/r or L/R
-        /// before a capital, _L/_R or .L/.R at the end).
+        /// before a capital, _L/_R or .L/.R at the end), or named with --pair.
         #[arg(long)]
         mirror: bool,
+        /// With --mirror, a left/right pair named by hand, LEFT=RIGHT (repeatable); it replaces
+        /// what the names would pair for both joints.
+        #[arg(long = "pair", value_parser = mirror::parse_pair)]
+        pairs: Vec<(String, String)>,
         /// Per-joint choices (TOML if the name ends in .toml, else JSON): `defaults` and
         /// `joints` rules, each with `match` (a name, `*` and `?` allowed) and any of `shape`,
         /// `space`, `padding` (degrees), `resolution`, `accept` (0 turns calibration off) and
@@ -185,6 +189,10 @@ enum Command {
         /// A clip of the skeleton, for limits files that record none.
         #[arg(long)]
         skeleton: Option<PathBuf>,
+        /// A left/right pair named by hand, LEFT=RIGHT (repeatable); it replaces what the names
+        /// would pair for both joints.
+        #[arg(long = "pair", value_parser = mirror::parse_pair)]
+        pairs: Vec<(String, String)>,
     },
     /// Enforce limits on a clip and write the result.
     Apply {
@@ -456,6 +464,7 @@ fn main() -> ExitCode {
             resolution,
             accept,
             mirror,
+            pairs,
             config,
         } => {
             let shape = match shape {
@@ -482,6 +491,7 @@ fn main() -> ExitCode {
                     let choices = jointlimits::fit::SkeletonFitChoices {
                         accept,
                         mirror,
+                        pairs,
                         config: read,
                     };
                     fit::run(&clips, &out, options, &choices, config.as_deref())
@@ -533,7 +543,15 @@ fn main() -> ExitCode {
             out,
             from,
             skeleton,
-        } => mirror::run(&limits, &out, from, skeleton.as_deref()).map(|()| true),
+            pairs,
+        } => mirror::run(&mirror::MirrorRequest {
+            limits: &limits,
+            out: &out,
+            from,
+            skeleton_clip: skeleton.as_deref(),
+            pairs: &pairs,
+        })
+        .map(|()| true),
         Command::Apply {
             limits,
             input,

@@ -9,8 +9,7 @@ use std::path::Path;
 use crate::inputs;
 
 /// How `mirror` takes its arguments, for hints.
-const USAGE: &str =
-    "jointlimits mirror LIMITS.json -o OUT.json [--from left|right] [--skeleton CLIP.bvh]";
+const USAGE: &str = "jointlimits mirror LIMITS.json -o OUT.json [--from left|right] [--skeleton CLIP.bvh] [--pair LEFT=RIGHT]...";
 
 /// Parses `left` or `right`.
 pub fn parse_side(text: &str) -> Result<Side, String> {
@@ -21,9 +20,42 @@ pub fn parse_side(text: &str) -> Result<Side, String> {
     }
 }
 
+/// Parses a pair named by hand, `LEFT=RIGHT`.
+pub fn parse_pair(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((left, right)) if !left.is_empty() && !right.is_empty() && !right.contains('=') => {
+            Ok((left.to_string(), right.to_string()))
+        }
+        _ => Err(format!(
+            "expected LEFT=RIGHT (two joint names), found {text:?}"
+        )),
+    }
+}
+
+/// What `jointlimits mirror` was asked to do.
+pub struct MirrorRequest<'a> {
+    /// The limits file.
+    pub limits: &'a Path,
+    /// The limits file to write.
+    pub out: &'a Path,
+    /// The side whose limits are copied.
+    pub from: Side,
+    /// A clip of the skeleton, for limits files that record none.
+    pub skeleton_clip: Option<&'a Path>,
+    /// Left/right pairs named by hand.
+    pub pairs: &'a [(String, String)],
+}
+
 /// Runs `jointlimits mirror`: reads the limits, finds the partners and the plane in the
-/// skeleton recorded with them (or in `skeleton_clip`'s), and writes the mirrored limits.
-pub fn run(limits_path: &Path, out: &Path, from: Side, skeleton_clip: Option<&Path>) -> Result<()> {
+/// skeleton recorded with them (or in the clip's), and writes the mirrored limits.
+pub fn run(request: &MirrorRequest) -> Result<()> {
+    let &MirrorRequest {
+        limits: limits_path,
+        out,
+        from,
+        skeleton_clip,
+        pairs,
+    } = request;
     let limits = inputs::read_limits(limits_path, USAGE)?;
     let mut read = vec![limits_path];
     read.extend(skeleton_clip);
@@ -55,7 +87,7 @@ pub fn run(limits_path: &Path, out: &Path, from: Side, skeleton_clip: Option<&Pa
     limits
         .per_joint(&skeleton)
         .with_context(|| limits_path.display().to_string())?;
-    let (mirrored, pairs) = mirror_skeleton_limits(&limits, &skeleton, from)
+    let (mirrored, pairs) = mirror_skeleton_limits(&limits, &skeleton, from, pairs)
         .with_context(|| limits_path.display().to_string())?;
     if pairs.is_empty() {
         bail!(

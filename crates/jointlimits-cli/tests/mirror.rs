@@ -58,6 +58,104 @@ fn mirror_copies_the_left_side_onto_the_right() {
     assert_eq!(find(&before, "rShldr"), find(&back, "rShldr"));
 }
 
+/// A copy of `clip` in `dir` with the joint `from` renamed `to`.
+fn renamed_joint(clip: &std::path::Path, dir: &std::path::Path, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(clip).unwrap();
+    let (joint, renamed) = (format!("JOINT {from}\n"), format!("JOINT {to}\n"));
+    let text = text.replace("\r\n", "\n");
+    assert!(text.contains(&joint), "{from} in {}", clip.display());
+    let path = dir.join("renamed.bvh");
+    std::fs::write(&path, text.replacen(&joint, &renamed, 1)).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn pairs_named_by_hand_mirror_and_pool_joints_the_names_do_not_pair() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("mirror-pairs");
+    // The right shoulder renamed so that no naming habit pairs it with lShldr.
+    let clip = renamed_joint(&clip, &dir, "rShldr", "ShoulderOther");
+    let fitted = dir.join("fitted.json");
+    let fitted = fitted.to_str().unwrap();
+    succeed(&["fit", &clip, "-o", fitted, "--shape", "cone"]);
+    let mirrored = dir.join("mirrored.json");
+    let mirrored = mirrored.to_str().unwrap();
+    let printed = succeed(&["mirror", fitted, "-o", mirrored]);
+    assert!(!printed.contains("lShldr →"), "{printed}");
+    let printed = succeed(&[
+        "mirror",
+        fitted,
+        "-o",
+        mirrored,
+        "--pair",
+        "lShldr=ShoulderOther",
+    ]);
+    assert!(printed.contains("lShldr → ShoulderOther"), "{printed}");
+    let after = jointlimits_io::read_limits_file(mirrored.as_ref()).unwrap();
+    let cone = |name: &str| match &after
+        .joints
+        .iter()
+        .find(|l| l.joint == name)
+        .unwrap()
+        .region
+    {
+        jointlimits::LimitRegion::Cone(cone) => cone.max_swing,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(cone("lShldr"), cone("ShoulderOther"));
+
+    // fit --mirror pools the pair named by hand, and says so.
+    let pooled = dir.join("pooled.json");
+    let printed = succeed(&[
+        "fit",
+        &clip,
+        "-o",
+        pooled.to_str().unwrap(),
+        "--mirror",
+        "--pair",
+        "lShldr=ShoulderOther",
+    ]);
+    assert!(printed.contains("lShldr/ShoulderOther"), "{printed}");
+
+    // Unusable pairs are refused, naming the joint; pairs without --mirror too.
+    let out = dir.join("refused.json");
+    let out = out.to_str().unwrap();
+    for (args, expected) in [
+        (
+            vec!["mirror", fitted, "-o", out, "--pair", "lShldr=Nobody"],
+            "no joint \"Nobody\"",
+        ),
+        (
+            vec!["mirror", fitted, "-o", out, "--pair", "lShldr"],
+            "expected LEFT=RIGHT",
+        ),
+        (
+            vec!["fit", &clip, "-o", out, "--pair", "lShldr=ShoulderOther"],
+            "add --mirror",
+        ),
+        (
+            vec![
+                "fit",
+                &clip,
+                "-o",
+                out,
+                "--mirror",
+                "--pair",
+                "lShldr=lShldr",
+            ],
+            "its own partner",
+        ),
+    ] {
+        let output = jointlimits(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let message = stderr(&output);
+        assert!(message.contains(expected), "{args:?}: {message}");
+        assert!(!std::path::Path::new(out).exists(), "{args:?}");
+    }
+}
+
 #[test]
 fn mirror_refuses_what_it_cannot_do() {
     let dir = scratch("mirror-refusals");

@@ -51,7 +51,7 @@ fn mirrored_limits_measure_every_rotation_as_the_partner_measures_its_reflection
         let normal = sagittal_normal(&bvh.skeleton, &pairs).unwrap();
         for &(space, shape) in &kinds {
             let limits = fit(&bvh, &clip, space, shape);
-            let (mirrored, done) = mirror_skeleton_limits(&limits, &bvh.skeleton, Side::Left)
+            let (mirrored, done) = mirror_skeleton_limits(&limits, &bvh.skeleton, Side::Left, &[])
                 .unwrap_or_else(|e| panic!("{name} {space:?} {shape}: {e}"));
             assert_eq!(done.len(), pairs.len(), "{name} {shape}");
             let (mut compared, mut differing, mut worst) = (0, 0, 0.0f32);
@@ -122,7 +122,7 @@ fn the_right_side_mirrored_from_the_left_against_its_own_fit() {
         .collect();
     for shape in [ShapeKind::Ellipsoid, ShapeKind::Hull] {
         let own = fit(&bvh, &clip, SpaceKind::Full, shape);
-        let (mirrored, _) = mirror_skeleton_limits(&own, &bvh.skeleton, Side::Left).unwrap();
+        let (mirrored, _) = mirror_skeleton_limits(&own, &bvh.skeleton, Side::Left, &[]).unwrap();
         let figures = [
             acceptance(&own, &bvh, &clip, &rights),
             acceptance(&mirrored, &bvh, &clip, &rights),

@@ -29,7 +29,7 @@ use glam::{Mat3, Vec3};
 
 use crate::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
 use crate::coupled::{CoupledLimit, CoupledRecord};
-use crate::fit::mirror::{mirror_pairs, reflect, sagittal_normal};
+use crate::fit::mirror::{PairError, pairs_with, reflect, sagittal_normal};
 use crate::joint_limit::{JointLimit, LimitRegion, TwistRange};
 use crate::reach_cone::{ReachCone, ReachConeLimit};
 use crate::region::{FullLimit, SwingTwistLimit};
@@ -46,6 +46,9 @@ pub enum MirrorError {
     /// No left/right partners were found by name.
     #[error("no left/right joint pairs found by name (Left/Right, l/r or L/R prefixes, _L/_R)")]
     NoPairs,
+    /// A pair named by hand cannot be used.
+    #[error(transparent)]
+    Pair(#[from] PairError),
     /// The partners' offsets do not define a plane.
     #[error("the left/right partners' offsets do not differ: no sagittal plane")]
     NoPlane,
@@ -245,13 +248,15 @@ fn mirrored_euler(limit: &EulerLimit, normal: Vec3) -> Option<LimitRegion> {
 
 /// `limits` with every joint of side `from` that has a partner on the other side copied onto
 /// the partner, reflected across the sagittal plane of `skeleton` (module docs); joints on the
-/// body's middle and unpaired joints are kept. Also returns the (from, to) pairs mirrored.
+/// body's middle and unpaired joints are kept. Pairs named in `overrides` (left name, right name)
+/// replace what the names would give ([`pairs_with`]). Also returns the (from, to) pairs mirrored.
 pub fn mirror_skeleton_limits(
     limits: &SkeletonLimits,
     skeleton: &Skeleton,
     from: Side,
+    overrides: &[(String, String)],
 ) -> Result<(SkeletonLimits, Vec<(String, String)>), MirrorError> {
-    let pairs = mirror_pairs(skeleton);
+    let pairs = pairs_with(skeleton, overrides)?;
     if pairs.is_empty() {
         return Err(MirrorError::NoPairs);
     }

@@ -207,6 +207,9 @@ pub struct SkeletonFitChoices {
     /// Pool each left joint's rotations with its right partner's reflected across the sagittal
     /// plane, and the other way round ([`super::mirror`]).
     pub mirror: bool,
+    /// With `mirror`, left/right pairs named by hand (left name, right name), replacing what the
+    /// names would give for those joints ([`super::mirror::pairs_with`]).
+    pub pairs: Vec<(String, String)>,
     /// Per-joint choices over the options and `accept` above ([`super::config`]); joints it
     /// excludes get no limit.
     pub config: Option<FitConfig>,
@@ -256,6 +259,12 @@ pub fn fit_skeleton_limits_with(
             problem: "coupled limits are fitted from each side's own clips; drop --mirror".into(),
         });
     }
+    if !choices.pairs.is_empty() && !choices.mirror {
+        return Err(FitLimitsError::Option {
+            option: "pair",
+            problem: "pairs are for mirroring; add --mirror".into(),
+        });
+    }
     if let Some(config) = &choices.config {
         config.validate().map_err(|e| FitLimitsError::Option {
             option: "config",
@@ -295,7 +304,8 @@ pub fn fit_skeleton_limits_with(
             .map(|(limit, calibration)| Some((limit, Some(calibration)))),
         }
     };
-    let fitted = fit_each_joint(skeleton, clips, options, choices.mirror, progress, &fit)?;
+    let mirror = choices.mirror.then_some(choices.pairs.as_slice());
+    let fitted = fit_each_joint(skeleton, clips, options, mirror, progress, &fit)?;
     let (limits, calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().flatten().unzip();
     if limits.is_empty() && skeleton.len() > 1 {
         return Err(FitLimitsError::Option {

@@ -536,7 +536,8 @@ impl JointSamples<'_> {
 
 /// Checks the clips against `skeleton` and `options`, then runs `fit` on every joint but the
 /// root, in parallel, in skeleton order; `progress` is called once per finished joint. With
-/// `mirror`, each joint with a partner on the other side ([`super::mirror`]) also gets the
+/// `mirror` (the pairs named by hand, [`super::mirror::pairs_with`]), each joint with a partner
+/// on the other side ([`super::mirror`]) also gets the
 /// partner's rotations reflected across the sagittal plane, as more clips: after its own on the
 /// left side, before them on the right, so that the right side's samples are exactly the left
 /// side's reflected.
@@ -544,7 +545,7 @@ pub(crate) fn fit_each_joint<T: Send>(
     skeleton: &Skeleton,
     clips: &[&Motion],
     options: &FitOptions,
-    mirror: bool,
+    mirror: Option<&[(String, String)]>,
     progress: &(dyn Fn(&str) + Sync),
     fit: &(dyn Fn(JointSamples) -> Result<T, FitLimitsError> + Sync),
 ) -> Result<Vec<T>, FitLimitsError> {
@@ -570,10 +571,14 @@ pub(crate) fn fit_each_joint<T: Send>(
         .into());
     }
     let twist_axes = skeleton.twist_axes(Vec3::X);
-    let partners = if mirror {
-        super::mirror::partners(skeleton)
-    } else {
-        vec![None; skeleton.len()]
+    let partners = match mirror {
+        Some(overrides) => {
+            super::mirror::partners(skeleton, overrides).map_err(|e| FitLimitsError::Option {
+                option: "pair",
+                problem: e.to_string(),
+            })?
+        }
+        None => vec![None; skeleton.len()],
     };
     let reference_of = |j: usize| {
         reference_rotation(
@@ -615,7 +620,7 @@ pub(crate) fn fit_each_joint<T: Send>(
             // its child's limit; its rotations are those of the joint's own clips.
             let parent = joint
                 .parent
-                .filter(|&p| skeleton.joints()[p].parent.is_some() && !mirror)
+                .filter(|&p| skeleton.joints()[p].parent.is_some() && mirror.is_none())
                 .map(|p| -> Result<ParentSamples, FitLimitsError> {
                     Ok(ParentSamples {
                         reference: reference_of(p)?,

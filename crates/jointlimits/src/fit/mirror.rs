@@ -9,6 +9,9 @@
 //! axis when within 5° of one, as in BVH skeletons, so that reflecting twice gives the rotation
 //! back bit for bit.
 //!
+//! Pairs named by hand ([`pairs_with`], `--pair LEFT=RIGHT`) replace what the names would give
+//! for both joints named.
+//!
 //! Reflection across the plane with unit normal `n`, `M = I − 2nnᵀ`, turns a rotation `R` into
 //! `M·R·M`: the same angle about the reflected axial vector `−M·v`, so `(v, w) ↦ (2(v·n)n − v,
 //! w)`. It is exact for local rotations of joints whose rest frames are aligned with the body
@@ -93,6 +96,67 @@ pub fn mirror_pairs(skeleton: &Skeleton) -> Vec<(usize, usize)> {
     pairs
 }
 
+/// A pair named by hand that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PairError {
+    /// A named joint is not in the skeleton.
+    #[error("pair {left}={right}: the skeleton has no joint {missing:?}")]
+    UnknownJoint {
+        /// The pair's left joint.
+        left: String,
+        /// The pair's right joint.
+        right: String,
+        /// The name not found.
+        missing: String,
+    },
+    /// A joint paired with itself.
+    #[error("pair {0}={0}: a joint cannot be its own partner")]
+    Itself(String),
+    /// A joint named in two pairs.
+    #[error("joint {0:?} is named in more than one pair")]
+    Twice(String),
+}
+
+/// The (left, right) joint pairs of `skeleton`: the pairs named in `overrides` (left name, right
+/// name), then the pairs found by name ([`mirror_pairs`]) that involve neither joint of any
+/// named pair.
+pub fn pairs_with(
+    skeleton: &Skeleton,
+    overrides: &[(String, String)],
+) -> Result<Vec<(usize, usize)>, PairError> {
+    let mut named: Vec<(usize, usize)> = Vec::with_capacity(overrides.len());
+    for (left, right) in overrides {
+        let find = |name: &String| {
+            skeleton.find(name).ok_or_else(|| PairError::UnknownJoint {
+                left: left.clone(),
+                right: right.clone(),
+                missing: name.clone(),
+            })
+        };
+        let (l, r) = (find(left)?, find(right)?);
+        if l == r {
+            return Err(PairError::Itself(left.clone()));
+        }
+        for joint in [l, r] {
+            if named.iter().any(|&(a, b)| a == joint || b == joint) {
+                return Err(PairError::Twice(skeleton.joints()[joint].name.clone()));
+            }
+        }
+        named.push((l, r));
+    }
+    let touches_named = |(a, b): (usize, usize)| {
+        named
+            .iter()
+            .any(|&(l, r)| a == l || a == r || b == l || b == r)
+    };
+    let found: Vec<(usize, usize)> = mirror_pairs(skeleton)
+        .into_iter()
+        .filter(|&pair| !touches_named(pair))
+        .collect();
+    named.extend(found);
+    Ok(named)
+}
+
 /// The unit normal of the body's sagittal plane (module docs), pointing from the right partner
 /// to the left one; `None` when no pair's offsets differ.
 pub fn sagittal_normal(skeleton: &Skeleton, pairs: &[(usize, usize)]) -> Option<Vec3> {
@@ -126,12 +190,16 @@ pub struct Partner {
 }
 
 /// Each joint's partner (`None` for joints on the body's middle, and for every joint when the
-/// skeleton has no pairs or no sagittal plane).
-pub fn partners(skeleton: &Skeleton) -> Vec<Option<Partner>> {
+/// skeleton has no pairs or no sagittal plane), with the pairs named in `overrides` first
+/// ([`pairs_with`]).
+pub fn partners(
+    skeleton: &Skeleton,
+    overrides: &[(String, String)],
+) -> Result<Vec<Option<Partner>>, PairError> {
     let mut out = vec![None; skeleton.len()];
-    let pairs = mirror_pairs(skeleton);
+    let pairs = pairs_with(skeleton, overrides)?;
     let Some(normal) = sagittal_normal(skeleton, &pairs) else {
-        return out;
+        return Ok(out);
     };
     for (left, right) in pairs {
         out[left] = Some(Partner {
@@ -145,7 +213,7 @@ pub fn partners(skeleton: &Skeleton) -> Vec<Option<Partner>> {
             normal,
         });
     }
-    out
+    Ok(out)
 }
 
 /// `rotation` reflected across the plane with unit `normal`: `M·R·M` (module docs).
@@ -208,6 +276,59 @@ mod tests {
         );
         let pairs = mirror_pairs(&skeleton);
         assert_eq!(sagittal_normal(&skeleton, &pairs), Some(Vec3::X));
+    }
+
+    #[test]
+    fn pairs_named_by_hand_replace_those_found_by_name() {
+        let names = [
+            ("Hips", None, Vec3::ZERO),
+            ("LeftUpLeg", Some(0), Vec3::new(1.0, -0.2, 0.0)),
+            ("RightUpLeg", Some(0), Vec3::new(-1.0, -0.2, 0.0)),
+            ("arm.L", Some(0), Vec3::X),
+            ("arm.R", Some(0), -Vec3::X),
+            ("WingA", Some(0), Vec3::X),
+            ("WingB", Some(0), -Vec3::X),
+        ];
+        let skeleton =
+            Skeleton::new(names.iter().map(|&(n, p, o)| joint(n, p, o)).collect()).unwrap();
+        let pair = |l: &str, r: &str| (l.to_string(), r.to_string());
+        let named = |overrides: &[(String, String)]| -> Result<Vec<(String, String)>, PairError> {
+            Ok(pairs_with(&skeleton, overrides)?
+                .into_iter()
+                .map(|(l, r)| {
+                    let name = |j: usize| skeleton.joints()[j].name.clone();
+                    (name(l), name(r))
+                })
+                .collect())
+        };
+        assert_eq!(
+            named(&[]).unwrap(),
+            [pair("LeftUpLeg", "RightUpLeg"), pair("arm.L", "arm.R")]
+        );
+        // A pair the names cannot give, and one that takes arm.R from arm.L.
+        assert_eq!(
+            named(&[pair("WingA", "WingB"), pair("arm.R", "LeftUpLeg")]).unwrap(),
+            [pair("WingA", "WingB"), pair("arm.R", "LeftUpLeg"),]
+        );
+        assert_eq!(
+            named(&[pair("WingA", "Tail")]),
+            Err(PairError::UnknownJoint {
+                left: "WingA".into(),
+                right: "Tail".into(),
+                missing: "Tail".into()
+            })
+        );
+        assert_eq!(
+            named(&[pair("WingA", "WingA")]),
+            Err(PairError::Itself("WingA".into()))
+        );
+        assert_eq!(
+            named(&[pair("WingA", "WingB"), pair("arm.L", "WingA")]),
+            Err(PairError::Twice("WingA".into()))
+        );
+        let partners = partners(&skeleton, &[pair("WingA", "WingB")]).unwrap();
+        assert_eq!(partners[5].map(|p| (p.joint, p.left)), Some((6, true)));
+        assert_eq!(partners[6].map(|p| (p.joint, p.left)), Some((5, false)));
     }
 
     #[test]
