@@ -104,6 +104,12 @@ impl FitConfig {
     /// Checks every rule: patterns where they belong, and values [`FitOptions::validate`]
     /// accepts (padding 0–180°, acceptance in `[0, 1]`, table resolution).
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.defaults == JointRule::default() && self.joints.is_empty() {
+            return Err(ConfigError {
+                rule: "the configuration".into(),
+                problem: "sets nothing: it has no `defaults` and no `joints` rules".into(),
+            });
+        }
         let mut named = vec![("defaults".to_string(), &self.defaults)];
         for (i, rule) in self.joints.iter().enumerate() {
             let pattern = rule.pattern.as_deref().unwrap_or("");
@@ -324,6 +330,14 @@ mod tests {
         assert_eq!(error.rule, "defaults");
         assert!(serde_json::from_str::<FitConfig>(r#"{"defaults": {"shape": "cube"}}"#).is_err());
         assert!(serde_json::from_str::<FitConfig>(r#"{"defaults": {"shaep": "box"}}"#).is_err());
+        // An empty file is most likely the wrong file.
+        let error = config("{}").validate().unwrap_err();
+        assert!(error.problem.contains("sets nothing"), "{error}");
+        let error = config(r#"{"defaults": {"padding": 1e308}}"#)
+            .validate()
+            .unwrap_err();
+        assert!(error.problem.contains("1e308°"), "{error}");
+        assert!(error.problem.len() < 100, "{error}");
     }
 
     #[test]

@@ -216,8 +216,9 @@ impl FitOptions {
                 return Err(FitLimitsError::Option {
                     option,
                     problem: format!(
-                        "{value} rad ({}°) is not a finite distance from 0 to π rad (180°)",
-                        value.to_degrees()
+                        "{} rad ({}°) is not a finite distance from 0 to π rad (180°)",
+                        readable(value),
+                        readable(value.to_degrees())
                     ),
                 });
             }
@@ -531,6 +532,16 @@ impl JointSamples<'_> {
             self.twist_axis,
             options,
         )
+    }
+}
+
+/// `x` as a person would write it: plain digits for ordinary sizes, an exponent for huge or tiny
+/// ones (a padding of 1e308 in a message should not take three hundred digits).
+fn readable(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e6).contains(&x.abs()) || !x.is_finite() {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
     }
 }
 
