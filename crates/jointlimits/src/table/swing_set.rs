@@ -23,8 +23,10 @@ use crate::region::swing_basis;
 const NEWTON_STEPS: usize = 6;
 
 /// How far inside the curve a correction aims (radians of signed distance), so that rounding
-/// leaves it inside.
-const INSIDE_MARGIN: f32 = 2e-7;
+/// leaves it inside: first a hair, then more when the round trip through the sphere's f32
+/// coordinates (a few 1e-7 of the square) still lands outside. All are far below the accuracy
+/// a correction promises (1e-3 rad).
+const INSIDE_MARGINS: [f32; 3] = [2e-7, 2e-6, 2e-5];
 
 /// A set of bone directions (module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -181,14 +183,12 @@ impl SwingSet {
         })
     }
 
-    /// The direction at the curve point `p`, stepped just inside: Newton steps onto a level a
-    /// hair below zero (continuing across the square's folded edges), and if rounding still
-    /// leaves it outside, bisection towards the nearest allowed grid vertex.
+    /// Newton steps from `p` onto the level `margin` below the curve (continuing across the
+    /// square's folded edges).
     #[inline]
-    fn inside_at(&self, p: Vec2) -> Vec3 {
-        let mut at = p;
+    fn below_curve(&self, mut at: Vec2, margin: f32) -> Vec2 {
         for _ in 0..NEWTON_STEPS {
-            let value = self.distance.sample(at) + INSIDE_MARGIN;
+            let value = self.distance.sample(at) + margin;
             if value <= 0.0 {
                 break;
             }
@@ -199,9 +199,22 @@ impl SwingSet {
             }
             at = wrapped(at - gradient * (value / squared));
         }
-        let direction = self.map.to_sphere(at);
-        if self.contains(direction) {
-            return direction;
+        at
+    }
+
+    /// The direction at the curve point `p`, stepped just inside: Newton steps onto a level a
+    /// hair below zero (a little further if rounding still leaves it outside), and failing
+    /// that, bisection towards the nearest allowed grid vertex.
+    #[inline]
+    fn inside_at(&self, p: Vec2) -> Vec3 {
+        let mut at = p;
+        let mut direction = self.map.to_sphere(at);
+        for margin in INSIDE_MARGINS {
+            at = self.below_curve(at, margin);
+            direction = self.map.to_sphere(at);
+            if self.contains(direction) {
+                return direction;
+            }
         }
         let Some(mut inside) = self.nearest_allowed_vertex(direction) else {
             // Nothing is allowed (validation refuses such sets): answer the input.
