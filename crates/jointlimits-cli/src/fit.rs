@@ -51,6 +51,7 @@ pub fn run(
     let inputs: Vec<&Path> = clip_paths.iter().map(PathBuf::as_path).collect();
     crate::inputs::ensure_output_is_not_an_input(out, &inputs)?;
     let skeleton = clips.skeleton();
+    crate::mirror::check_pair_names(skeleton, &choices.pairs)?;
     if let Some(config) = &choices.config {
         let names: Vec<&str> = skeleton.joints().iter().map(|j| j.name.as_str()).collect();
         for pattern in config.unmatched(&names) {
@@ -125,7 +126,9 @@ fn kinds_fitted(limits: &jointlimits::SkeletonLimits) -> String {
 /// The left/right pairs `fit --mirror` pooled, and the plane it reflected across.
 fn print_pairs(skeleton: &jointlimits::Skeleton, overrides: &[(String, String)]) {
     // The fit has already refused pairs that cannot be used.
-    let pairs = mirror::pairs_with(skeleton, overrides).unwrap_or_default();
+    let Ok(mirror::Pairing { pairs, normal }) = mirror::pairing(skeleton, overrides) else {
+        return;
+    };
     let names = |(l, r): (usize, usize)| {
         format!(
             "{}/{}",
@@ -133,7 +136,7 @@ fn print_pairs(skeleton: &jointlimits::Skeleton, overrides: &[(String, String)])
             skeleton.joints()[r].name
         )
     };
-    match mirror::sagittal_normal(skeleton, &pairs) {
+    match normal {
         Some(normal) => println!(
             "mirrored {} left/right pairs across the plane with normal {normal}: {}",
             pairs.len(),

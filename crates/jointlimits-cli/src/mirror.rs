@@ -32,6 +32,26 @@ pub fn parse_pair(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// Refuses a pair naming a joint `skeleton` lacks, with the nearest name when it looks like a typo
+/// (the library's own check says only that the joint is missing).
+pub fn check_pair_names(
+    skeleton: &jointlimits::Skeleton,
+    pairs: &[(String, String)],
+) -> Result<()> {
+    let names: Vec<&str> = skeleton.joints().iter().map(|j| j.name.as_str()).collect();
+    for (left, right) in pairs {
+        for name in [left, right] {
+            if skeleton.find(name).is_none() {
+                bail!(
+                    "--pair {left}={right}: the skeleton has no joint {name:?}{}",
+                    crate::suggest::did_you_mean(name, &names)
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// What `jointlimits mirror` was asked to do.
 pub struct MirrorRequest<'a> {
     /// The limits file.
@@ -83,6 +103,7 @@ pub fn run(request: &MirrorRequest) -> Result<()> {
             limits_path.display()
         ),
     };
+    check_pair_names(&skeleton, pairs)?;
     // Every limited joint must be a joint of the skeleton, as for `apply` and `check`.
     limits
         .per_joint(&skeleton)

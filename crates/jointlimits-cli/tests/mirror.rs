@@ -119,9 +119,17 @@ fn pairs_named_by_hand_mirror_and_pool_joints_the_names_do_not_pair() {
     ]);
     assert!(printed.contains("lShldr/ShoulderOther"), "{printed}");
 
-    // Unusable pairs are refused, naming the joint; pairs without --mirror too.
+    // Unusable pairs are refused, naming the joint; pairs without --mirror too; and coupled
+    // limits chosen by a configuration under --mirror (mirrored samples have no parent state).
     let out = dir.join("refused.json");
     let out = out.to_str().unwrap();
+    let coupled = dir.join("coupled.toml");
+    std::fs::write(
+        &coupled,
+        "[[joints]]\nmatch = \"l*\"\nshape = \"coupled\"\n",
+    )
+    .unwrap();
+    let coupled = coupled.to_str().unwrap();
     for (args, expected) in [
         (
             vec!["mirror", fitted, "-o", out, "--pair", "lShldr=Nobody"],
@@ -146,6 +154,29 @@ fn pairs_named_by_hand_mirror_and_pool_joints_the_names_do_not_pair() {
                 "lShldr=lShldr",
             ],
             "its own partner",
+        ),
+        (
+            vec!["mirror", fitted, "-o", out, "--pair", "lShldr=hip"],
+            "is the root",
+        ),
+        (
+            vec!["mirror", fitted, "-o", out, "--pair", "lShldr=lForeArm"],
+            "not mirror images",
+        ),
+        (
+            vec![
+                "mirror",
+                fitted,
+                "-o",
+                out,
+                "--pair",
+                "lShldrr=ShoulderOther",
+            ],
+            "did you mean \"lShldr\"",
+        ),
+        (
+            vec!["fit", &clip, "-o", out, "--mirror", "--config", coupled],
+            "coupled limits",
         ),
     ] {
         let output = jointlimits(&args);

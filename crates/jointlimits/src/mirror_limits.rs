@@ -29,7 +29,7 @@ use glam::{Mat3, Vec3};
 
 use crate::authored::{ConeLimit, EulerLimit, HingeLimit, SphericalEllipseLimit};
 use crate::coupled::{CoupledLimit, CoupledRecord};
-use crate::fit::mirror::{PairError, pairs_with, reflect, sagittal_normal};
+use crate::fit::mirror::{PairError, Pairing, pairing, reflect};
 use crate::joint_limit::{JointLimit, LimitRegion, TwistRange};
 use crate::reach_cone::{ReachCone, ReachConeLimit};
 use crate::region::{FullLimit, SwingTwistLimit};
@@ -256,11 +256,11 @@ pub fn mirror_skeleton_limits(
     from: Side,
     overrides: &[(String, String)],
 ) -> Result<(SkeletonLimits, Vec<(String, String)>), MirrorError> {
-    let pairs = pairs_with(skeleton, overrides)?;
+    let Pairing { pairs, normal } = pairing(skeleton, overrides)?;
     if pairs.is_empty() {
         return Err(MirrorError::NoPairs);
     }
-    let normal = sagittal_normal(skeleton, &pairs).ok_or(MirrorError::NoPlane)?;
+    let normal = normal.ok_or(MirrorError::NoPlane)?;
     let names = |i: usize| skeleton.joints()[i].name.clone();
     let mut out = limits.clone();
     let mut done = Vec::new();

@@ -282,6 +282,16 @@ pub fn fit_skeleton_limits_with(
         let Some(choice) = choice_for(joint.name) else {
             return Ok(None);
         };
+        if choices.mirror && matches!(choice.options.shape, super::ShapeKind::Coupled(_)) {
+            // Mirrored samples carry no parent state, so a coupled fit would lose its coupling.
+            return Err(FitLimitsError::Option {
+                option: "mirror",
+                problem: format!(
+                    "joint {:?}: coupled limits are fitted from each side's own clips; drop --mirror or choose another shape",
+                    joint.name
+                ),
+            });
+        }
         match choice.accept {
             None => joint.fit(&choice.options).map(|limit| Some((limit, None))),
             Some(_) if matches!(choice.options.shape, super::ShapeKind::Coupled(_)) => {

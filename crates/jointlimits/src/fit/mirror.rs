@@ -115,10 +115,82 @@ pub enum PairError {
     /// A joint named in two pairs.
     #[error("joint {0:?} is named in more than one pair")]
     Twice(String),
+    /// The root, which has no limit.
+    #[error("joint {0:?} is the root, which gets no limit: pair joints below it")]
+    Root(String),
+    /// Two joints whose rest offsets are not mirror images across the sagittal plane.
+    #[error(
+        "pair {left}={right}: their rest offsets are not mirror images across the sagittal plane (normal {normal}); are they partners?"
+    )]
+    NotMirrorImages {
+        /// The pair's left joint.
+        left: String,
+        /// The pair's right joint.
+        right: String,
+        /// The plane's normal.
+        normal: Vec3,
+    },
+}
+
+/// How far a named pair's rest offsets may be from mirror images, relative to the longer offset:
+/// captured skeletons differ between sides by up to about 13% (CMU), other joints by far more.
+const MIRROR_IMAGE_SLACK: f32 = 0.35;
+
+/// Whether `left` reflected across the plane with unit `normal` is `right`, within
+/// [`MIRROR_IMAGE_SLACK`].
+fn mirror_images(left: Vec3, right: Vec3, normal: Vec3) -> bool {
+    let reflected = left - normal * (2.0 * left.dot(normal));
+    reflected.distance(right) <= MIRROR_IMAGE_SLACK * left.length().max(right.length())
+}
+
+/// The left/right pairs of a skeleton and the sagittal plane between them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pairing {
+    /// (left, right) joint indices: the pairs named by hand first.
+    pub pairs: Vec<(usize, usize)>,
+    /// The plane's unit normal (`None` when no pair's offsets differ).
+    pub normal: Option<Vec3>,
+}
+
+/// The pairs of `skeleton` ([`pairs_with`]) and the sagittal plane: from the pairs found by name
+/// when there are any, otherwise from the named pair most others agree with. Every pair named by
+/// hand must have rest offsets that are mirror images across that plane (within 35%), so that a
+/// pair of two joints on one side is refused rather than tilting the plane for every pair.
+pub fn pairing(skeleton: &Skeleton, overrides: &[(String, String)]) -> Result<Pairing, PairError> {
+    let pairs = pairs_with(skeleton, overrides)?;
+    let (named, found) = pairs.split_at(overrides.len());
+    let offset = |j: usize| skeleton.joints()[j].offset;
+    let normal = if found.is_empty() {
+        // Each named pair proposes a plane; keep the one the most named pairs agree with.
+        named
+            .iter()
+            .filter_map(|&pair| sagittal_normal(skeleton, &[pair]))
+            .max_by_key(|&n| {
+                named
+                    .iter()
+                    .filter(|&&(l, r)| mirror_images(offset(l), offset(r), n))
+                    .count()
+            })
+    } else {
+        sagittal_normal(skeleton, found)
+    };
+    if let Some(normal) = normal {
+        for &(l, r) in named {
+            if !mirror_images(offset(l), offset(r), normal) {
+                let name = |j: usize| skeleton.joints()[j].name.clone();
+                return Err(PairError::NotMirrorImages {
+                    left: name(l),
+                    right: name(r),
+                    normal,
+                });
+            }
+        }
+    }
+    Ok(Pairing { pairs, normal })
 }
 
 /// The (left, right) joint pairs of `skeleton`: the pairs named in `overrides` (left name, right
-/// name), then the pairs found by name ([`mirror_pairs`]) that involve neither joint of any
+/// name; neither may be the root), then the pairs found by name ([`mirror_pairs`]) that involve neither joint of any
 /// named pair.
 pub fn pairs_with(
     skeleton: &Skeleton,
@@ -136,6 +208,11 @@ pub fn pairs_with(
         let (l, r) = (find(left)?, find(right)?);
         if l == r {
             return Err(PairError::Itself(left.clone()));
+        }
+        for joint in [l, r] {
+            if skeleton.joints()[joint].parent.is_none() {
+                return Err(PairError::Root(skeleton.joints()[joint].name.clone()));
+            }
         }
         for joint in [l, r] {
             if named.iter().any(|&(a, b)| a == joint || b == joint) {
@@ -197,8 +274,8 @@ pub fn partners(
     overrides: &[(String, String)],
 ) -> Result<Vec<Option<Partner>>, PairError> {
     let mut out = vec![None; skeleton.len()];
-    let pairs = pairs_with(skeleton, overrides)?;
-    let Some(normal) = sagittal_normal(skeleton, &pairs) else {
+    let Pairing { pairs, normal } = pairing(skeleton, overrides)?;
+    let Some(normal) = normal else {
         return Ok(out);
     };
     for (left, right) in pairs {
@@ -326,9 +403,56 @@ mod tests {
             named(&[pair("WingA", "WingB"), pair("arm.L", "WingA")]),
             Err(PairError::Twice("WingA".into()))
         );
+        assert_eq!(
+            named(&[pair("Hips", "WingB")]),
+            Err(PairError::Root("Hips".into()))
+        );
         let partners = partners(&skeleton, &[pair("WingA", "WingB")]).unwrap();
         assert_eq!(partners[5].map(|p| (p.joint, p.left)), Some((6, true)));
         assert_eq!(partners[6].map(|p| (p.joint, p.left)), Some((5, false)));
+    }
+
+    #[test]
+    fn named_pairs_must_be_mirror_images_across_the_plane() {
+        let names = [
+            ("Hips", None, Vec3::ZERO),
+            ("WingA", Some(0), Vec3::X),
+            ("WingB", Some(0), -Vec3::X),
+            ("LegA", Some(0), Vec3::new(0.2, -1.0, 0.0)),
+            ("LegB", Some(3), Vec3::new(0.2, -3.0, 0.0)),
+            ("arm.L", Some(0), Vec3::new(0.9, 0.5, 0.0)),
+            ("arm.R", Some(0), Vec3::new(-0.9, 0.5, 0.0)),
+        ];
+        let skeleton =
+            Skeleton::new(names.iter().map(|&(n, p, o)| joint(n, p, o)).collect()).unwrap();
+        let pair = |l: &str, r: &str| (l.to_string(), r.to_string());
+        // Two joints of one side: refused, whether the plane comes from pairs found by name or
+        // from the other named pairs, and it never tilts the plane.
+        for overrides in [
+            vec![pair("LegA", "LegB")],
+            vec![
+                pair("WingA", "WingB"),
+                pair("LegA", "LegB"),
+                pair("arm.L", "arm.R"),
+            ],
+        ] {
+            match pairing(&skeleton, &overrides) {
+                Err(PairError::NotMirrorImages {
+                    left,
+                    right,
+                    normal,
+                }) => {
+                    assert_eq!(
+                        (left.as_str(), right.as_str(), normal),
+                        ("LegA", "LegB", Vec3::X)
+                    );
+                }
+                other => panic!("{overrides:?}: {other:?}"),
+            }
+        }
+        let good = pairing(&skeleton, &[pair("WingA", "WingB")]).unwrap();
+        assert_eq!(good.normal, Some(Vec3::X));
+        assert_eq!(good.pairs, [(1, 2), (5, 6)]);
     }
 
     #[test]
