@@ -3,7 +3,7 @@
 use anyhow::Result;
 use jointlimits::RotationLimit;
 use jointlimits::fit::{
-    FitOptions, JointCalibration, ReferenceChoice, ShapeKind, SkeletonFitChoices,
+    FitLimitsError, FitOptions, JointCalibration, ReferenceChoice, ShapeKind, SkeletonFitChoices,
     fit_skeleton_limits_with, mirror,
 };
 use jointlimits::{Motion, SpaceKind};
@@ -67,7 +67,18 @@ pub fn run(
     };
     let fitted = fit_skeleton_limits_with(skeleton, &motions, &options, choices, &step);
     drop(progress);
-    let (limits, calibrations) = fitted?;
+    let (limits, calibrations) = fitted.map_err(|error| match (&error, config_path) {
+        // A problem with the configuration names its file.
+        (
+            FitLimitsError::Option {
+                option: "config", ..
+            },
+            Some(path),
+        ) => {
+            anyhow::anyhow!("{}: {error}", path.display())
+        }
+        _ => error.into(),
+    })?;
     // Recorded as files hold it, so that the limits match this clip and every clip written from it.
     let limits = limits.for_skeleton(&clips.files[0].skeleton_as_written());
     write_limits_file(out, &limits)?;
