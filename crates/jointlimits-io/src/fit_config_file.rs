@@ -34,7 +34,9 @@ pub fn parse_fit_config(text: &str, name: &str) -> Result<FitConfig, FitConfigEr
         place,
         message,
     };
-    let config: FitConfig = if name.ends_with(".toml") {
+    // A byte-order mark some editors write is not part of either format.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let config: FitConfig = if name.to_ascii_lowercase().ends_with(".toml") {
         toml::from_str(text).map_err(|e| {
             let place = e.span().map(|span| line_and_column(text, span.start));
             fail(place, e.message().trim_end().to_string())
@@ -80,6 +82,15 @@ mod tests {
         assert_eq!(
             parse_fit_config(toml, "a.toml").unwrap(),
             parse_fit_config(json, "a.json").unwrap()
+        );
+        // Upper-case extensions and a byte-order mark read the same.
+        assert_eq!(
+            parse_fit_config(&format!("\u{feff}{toml}"), "A.TOML").unwrap(),
+            parse_fit_config(toml, "a.toml").unwrap(),
+        );
+        assert_eq!(
+            parse_fit_config(&format!("\u{feff}{json}"), "a.json").unwrap(),
+            parse_fit_config(json, "a.json").unwrap(),
         );
         let error = parse_fit_config("[defaults]\npadding = 400\n", "b.toml").unwrap_err();
         assert_eq!(error.place, None);
