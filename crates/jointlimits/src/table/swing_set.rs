@@ -99,10 +99,18 @@ impl SwingSet {
 
     /// The boundary point reached from square point `p` by Newton steps along the gradient.
     #[inline]
-    fn onto_curve(&self, mut p: Vec2) -> Vec2 {
+    fn onto_curve(&self, p: Vec2) -> Vec2 {
+        self.newton_to_level(p, 0.0, |value| value.abs() < 1e-7)
+    }
+
+    /// Newton steps from `p` along the gradient towards the level `−margin` of the signed
+    /// distance (continuing across the square's folded edges), until `done` accepts the
+    /// distance above that level, the gradient vanishes, or the steps run out.
+    #[inline]
+    fn newton_to_level(&self, mut p: Vec2, margin: f32, done: impl Fn(f32) -> bool) -> Vec2 {
         for _ in 0..NEWTON_STEPS {
-            let value = self.distance.sample(p);
-            if value.abs() < 1e-7 {
+            let value = self.distance.sample(p) + margin;
+            if done(value) {
                 break;
             }
             let gradient = self.distance.gradient(p);
@@ -183,39 +191,20 @@ impl SwingSet {
         })
     }
 
-    /// Newton steps from `p` onto the level `margin` below the curve (continuing across the
-    /// square's folded edges).
-    #[inline]
-    fn below_curve(&self, mut at: Vec2, margin: f32) -> Vec2 {
-        for _ in 0..NEWTON_STEPS {
-            let value = self.distance.sample(at) + margin;
-            if value <= 0.0 {
-                break;
-            }
-            let gradient = self.distance.gradient(at);
-            let squared = gradient.length_squared();
-            if squared < 1e-12 {
-                break;
-            }
-            at = wrapped(at - gradient * (value / squared));
-        }
-        at
-    }
-
     /// The direction at the curve point `p`, stepped just inside: Newton steps onto a level a
     /// hair below zero (a little further if rounding still leaves it outside), and failing
     /// that, bisection towards the nearest allowed grid vertex.
     #[inline]
     fn inside_at(&self, p: Vec2) -> Vec3 {
         let mut at = p;
-        let mut direction = self.map.to_sphere(at);
         for margin in INSIDE_MARGINS {
-            at = self.below_curve(at, margin);
-            direction = self.map.to_sphere(at);
+            at = self.newton_to_level(at, margin, |value| value <= 0.0);
+            let direction = self.map.to_sphere(at);
             if self.contains(direction) {
                 return direction;
             }
         }
+        let direction = self.map.to_sphere(at);
         let Some(mut inside) = self.nearest_allowed_vertex(direction) else {
             // Nothing is allowed (validation refuses such sets): answer the input.
             return direction;
