@@ -25,7 +25,7 @@ use super::octahedral::OctahedralMap;
 
 /// Arcs per cell crossing: the points between are put on the curve, so the arcs stay within
 /// `1/SUBDIVISIONS²` of a single chord's distance from it.
-const SUBDIVISIONS: usize = 4;
+pub(crate) const SUBDIVISIONS: usize = 4;
 
 /// Arcs a walk goes on past without finding a nearer point before it stops.
 const LOOK_AHEAD: usize = 3 * SUBDIVISIONS;
@@ -46,27 +46,32 @@ pub struct BoundaryChains {
     arcs: Vec<[u32; 2]>,
     /// For each point, the arcs that end there (two on a closed chain).
     arcs_at_point: Vec<[u32; 2]>,
+    /// For each arc, the planes that locate a direction's nearest point on it.
+    planes: Vec<ArcPlanes>,
     /// For each vertex, the nearest arc ([`NONE`] when there is no boundary).
     hints: Vec<u32>,
-    /// One arc of each closed chain (up to [`MAX_CHAINS`]), so a search can visit every
-    /// separate stretch of boundary.
-    chain_starts: Vec<u32>,
-    /// Every [`ANCHOR_SPACING`]th arc of each of those chains: where a search of a whole chain
-    /// starts walking.
-    chain_anchors: Vec<Vec<u32>>,
     /// For each cell, the arcs a correction starts from: the distinct hints of the vertices
     /// within one vertex of its corners, nearest its centre first, up to [`CELL_HINTS`].
     cell_hints: Vec<[u32; CELL_HINTS]>,
 }
 
-/// Arcs between the anchors of a chain.
-const ANCHOR_SPACING: usize = 16;
-
-/// The most chains a search visits one by one.
-pub const MAX_CHAINS: usize = 8;
+/// The most arcs a cell's walks remember having looked at (later ones are walked again, which
+/// costs time, not accuracy).
+const VISITED: usize = 96;
 
 /// The most starting arcs kept per cell.
 pub const CELL_HINTS: usize = 8;
+
+/// The planes of one arc `a → b`: its great circle's unit normal `n`, and the normals `n × a`
+/// and `b × n` of the planes through its ends, orthogonal to it. A unit direction `p` projects
+/// onto the arc between its ends when `p·(n × a) ≥ 0` and `p·(b × n) ≥ 0`, and then its cosine
+/// with the projection is `√(1 − (p·n)²)`: no normalisation is needed to compare arcs.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+struct ArcPlanes {
+    normal: Vec3,
+    past_start: Vec3,
+    before_end: Vec3,
+}
 
 /// The nearest point of an arc to a direction.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -222,16 +227,26 @@ impl BoundaryChains {
                 }
             }
         }
+        let planes = arcs
+            .iter()
+            .map(|&[a, b]| {
+                let (a, b) = (points[a as usize], points[b as usize]);
+                let normal = a.cross(b).normalize_or_zero();
+                ArcPlanes {
+                    normal,
+                    past_start: normal.cross(a),
+                    before_end: b.cross(normal),
+                }
+            })
+            .collect();
         let mut chains = BoundaryChains {
             points,
             arcs,
             arcs_at_point,
+            planes,
             hints: Vec::new(),
             cell_hints: Vec::new(),
-            chain_starts: Vec::new(),
-            chain_anchors: Vec::new(),
         };
-        (chains.chain_starts, chains.chain_anchors) = chains.find_chains();
         chains.hints = chains.propagate_hints(map, n, &cell_arcs);
         chains.cell_hints = chains.gather_cell_hints(map, n);
         chains
@@ -274,52 +289,6 @@ impl BoundaryChains {
         propagation.hints
     }
 
-    /// The first arc of each chain and its anchors, following the arcs from point to point.
-    fn find_chains(&self) -> (Vec<u32>, Vec<Vec<u32>>) {
-        let mut seen = vec![false; self.arcs.len()];
-        let (mut starts, mut anchors) = (Vec::new(), Vec::new());
-        for first in 0..self.arcs.len() {
-            if seen[first] {
-                continue;
-            }
-            let mut chain_anchors = Vec::new();
-            let mut stack = vec![first as u32];
-            let mut visited = 0;
-            while let Some(arc) = stack.pop() {
-                if std::mem::replace(&mut seen[arc as usize], true) {
-                    continue;
-                }
-                if visited % ANCHOR_SPACING == 0 {
-                    chain_anchors.push(arc);
-                }
-                visited += 1;
-                for point in self.arcs[arc as usize] {
-                    stack.extend(
-                        self.arcs_at_point[point as usize]
-                            .into_iter()
-                            .filter(|&a| a != NONE && !seen[a as usize]),
-                    );
-                }
-            }
-            starts.push(first as u32);
-            anchors.push(chain_anchors);
-        }
-        starts.truncate(MAX_CHAINS);
-        anchors.truncate(MAX_CHAINS);
-        (starts, anchors)
-    }
-
-    /// The nearest point to `direction` on the chain `chain` (an index into
-    /// [`BoundaryChains::chain_starts`]): a walk from its nearest anchor.
-    pub fn nearest_on_chain(&self, direction: Vec3, chain: usize) -> ArcPoint {
-        let anchor = self.chain_anchors[chain]
-            .iter()
-            .map(|&arc| self.nearest_on_arc(direction, arc))
-            .max_by(|a, b| a.cosine.total_cmp(&b.cosine))
-            .expect("every chain has its first arc as an anchor");
-        self.walk_with(direction, anchor.arc, MAX_WALK, ANCHOR_SPACING)
-    }
-
     /// The nearest boundary point to the direction of vertex `vertex` (`direction`), from the
     /// vertex's hint; `None` when there is no boundary.
     pub fn nearest_to_vertex(&self, direction: Vec3, vertex: usize) -> Option<ArcPoint> {
@@ -333,19 +302,9 @@ impl BoundaryChains {
         size_of_val(self.points.as_slice())
             + size_of_val(self.arcs.as_slice())
             + size_of_val(self.arcs_at_point.as_slice())
+            + size_of_val(self.planes.as_slice())
             + size_of_val(self.hints.as_slice())
-            + size_of_val(self.chain_starts.as_slice())
-            + self
-                .chain_anchors
-                .iter()
-                .map(|a| size_of_val(a.as_slice()))
-                .sum::<usize>()
             + size_of_val(self.cell_hints.as_slice())
-    }
-
-    /// One arc of each separate chain (up to [`MAX_CHAINS`]).
-    pub fn chain_starts(&self) -> &[u32] {
-        &self.chain_starts
     }
 
     /// Each cell's starting arcs: a query inside a cell can be nearest an arc that none of its
@@ -383,20 +342,35 @@ impl BoundaryChains {
         out
     }
 
+    /// The cosine between the unit `direction` and its nearest point on arc `arc` (larger is
+    /// nearer; see [`ArcPlanes`]).
+    #[inline(always)]
+    fn cosine_to_arc(&self, direction: Vec3, arc: u32) -> f32 {
+        let planes = &self.planes[arc as usize];
+        if direction.dot(planes.past_start) >= 0.0
+            && direction.dot(planes.before_end) >= 0.0
+            && planes.normal != Vec3::ZERO
+        {
+            let across = direction.dot(planes.normal);
+            return (1.0 - across * across).max(0.0).sqrt();
+        }
+        let [a, b] = self.arcs[arc as usize];
+        direction
+            .dot(self.points[a as usize])
+            .max(direction.dot(self.points[b as usize]))
+    }
+
     /// The nearest point of arc `arc` to the unit `direction`: the direction's projection onto
     /// the arc's great circle when it falls between the ends, else the nearer end.
     #[inline]
     pub fn nearest_on_arc(&self, direction: Vec3, arc: u32) -> ArcPoint {
-        let [a, b] = self.arcs[arc as usize];
-        let (a, b) = (self.points[a as usize], self.points[b as usize]);
-        let normal = a.cross(b);
-        let squared = normal.length_squared();
-        if squared > 1e-20 {
-            let projected = direction - normal * (normal.dot(direction) / squared);
-            // Between the ends when it is on the inner side of both end planes.
-            let between =
-                normal.dot(a.cross(projected)) >= 0.0 && normal.dot(projected.cross(b)) >= 0.0;
-            if let Some(point) = projected.try_normalize().filter(|_| between) {
+        let planes = &self.planes[arc as usize];
+        if direction.dot(planes.past_start) >= 0.0
+            && direction.dot(planes.before_end) >= 0.0
+            && planes.normal != Vec3::ZERO
+        {
+            let projected = direction - planes.normal * direction.dot(planes.normal);
+            if let Some(point) = projected.try_normalize() {
                 return ArcPoint {
                     point,
                     cosine: point.dot(direction),
@@ -404,20 +378,11 @@ impl BoundaryChains {
                 };
             }
         }
+        let [a, b] = self.arcs[arc as usize];
+        let (a, b) = (self.points[a as usize], self.points[b as usize]);
         let (ca, cb) = (a.dot(direction), b.dot(direction));
-        if ca >= cb {
-            ArcPoint {
-                point: a,
-                cosine: ca,
-                arc,
-            }
-        } else {
-            ArcPoint {
-                point: b,
-                cosine: cb,
-                arc,
-            }
-        }
+        let (point, cosine) = if ca >= cb { (a, ca) } else { (b, cb) };
+        ArcPoint { point, cosine, arc }
     }
 
     /// From `start`, the nearest point to `direction` found by walking along the chain both
@@ -439,7 +404,21 @@ impl BoundaryChains {
     /// [`BoundaryChains::walk`] with its bounds.
     #[inline]
     fn walk_with(&self, direction: Vec3, start: u32, most: usize, look_ahead: usize) -> ArcPoint {
-        let mut best = self.nearest_on_arc(direction, start);
+        self.walk_visiting(direction, start, most, look_ahead, |_| {})
+    }
+
+    /// [`BoundaryChains::walk_with`], telling `visit` every arc it looks at.
+    #[inline]
+    fn walk_visiting(
+        &self,
+        direction: Vec3,
+        start: u32,
+        most: usize,
+        look_ahead: usize,
+        mut visit: impl FnMut(u32),
+    ) -> ArcPoint {
+        let mut best = (self.cosine_to_arc(direction, start), start);
+        visit(start);
         for end in [0, 1] {
             let (mut arc, mut point) = (start, self.arcs[start as usize][end]);
             let mut since_best = 0;
@@ -449,9 +428,10 @@ impl BoundaryChains {
                 if next == NONE || next == start {
                     break;
                 }
-                let there = self.nearest_on_arc(direction, next);
-                if there.cosine > best.cosine {
-                    (best, since_best) = (there, 0);
+                visit(next);
+                let there = self.cosine_to_arc(direction, next);
+                if there > best.0 {
+                    (best, since_best) = ((there, next), 0);
                 } else {
                     since_best += 1;
                     if since_best > look_ahead {
@@ -462,24 +442,54 @@ impl BoundaryChains {
                 (arc, point) = (next, if p == point { q } else { p });
             }
         }
-        best
+        self.nearest_on_arc(direction, best.1)
     }
 
     /// The nearest boundary point to `direction` found by walking from the starting arcs of
-    /// `cell`, or `None` when there is no boundary.
+    /// `cell`, or `None` when there is no boundary. The walks start from the nearest starting
+    /// arc first; a later one is skipped when an earlier walk passed over it (the same stretch
+    /// of boundary), so only separate stretches cost a walk each.
     #[inline]
     pub fn nearest_from_cell(&self, direction: Vec3, cell: usize) -> Option<ArcPoint> {
-        let mut best: Option<ArcPoint> = None;
+        let mut starts = [(f32::NEG_INFINITY, NONE); CELL_HINTS];
+        let mut count = 0;
         for hint in self.cell_hints[cell] {
             if hint == NONE {
                 break;
             }
-            let found = self.walk(direction, hint);
+            starts[count] = (self.cosine_to_arc(direction, hint), hint);
+            count += 1;
+        }
+        let starts = &mut starts[..count];
+        starts.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        let mut visited = [NONE; VISITED];
+        let mut visits = 0;
+        let mut best: Option<ArcPoint> = None;
+        for &(_, hint) in starts.iter() {
+            if visited[..visits.min(VISITED)].contains(&hint) {
+                continue;
+            }
+            let found = self.walk_visiting(direction, hint, MAX_WALK, LOOK_AHEAD, |arc| {
+                if visits < VISITED {
+                    visited[visits] = arc;
+                }
+                visits += 1;
+            });
             if best.is_none_or(|b| found.cosine > b.cosine) {
                 best = Some(found);
             }
         }
         best
+    }
+
+    /// How many arcs there are.
+    pub fn arc_count(&self) -> usize {
+        self.arcs.len()
+    }
+
+    /// The first point of arc `arc`.
+    pub fn arc_start(&self, arc: usize) -> Vec3 {
+        self.points[self.arcs[arc][0] as usize]
     }
 
     /// Every arc as its two end points (for pictures and tests).

@@ -1,14 +1,13 @@
 //! A lookup table as a joint limit: which directions the bone may point in, and per direction
 //! the twist range, stress and break margin, all read from a grid over the sphere.
 
-use std::f32::consts::TAU;
-
 use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::channels::Channel;
 use super::grid::VertexGrid;
 use super::record::TableRecord;
+use super::seeds::{SEEDS_PER_SIDE, Seeds};
 use super::swing_set::{SwingSet, angle, fold_consistent, map_around};
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing};
 use crate::direction_twist;
@@ -35,6 +34,13 @@ pub const RESOLUTIONS: std::ops::RangeInclusive<usize> = 4..=2048;
 /// Gauss–Newton rounds of the combined swing-and-twist correction.
 const REFINE_ROUNDS: usize = 8;
 
+/// A Gauss–Newton step expected to bring the answer less than this nearer (radians, in the
+/// metric) ends the correction: far below the accuracy promised (1e-3 rad).
+const GAIN_TOLERANCE: f32 = 1e-4;
+
+/// How many times a step that does not lower the sum is halved before the correction stops.
+const STEP_HALVINGS: usize = 4;
+
 /// A joint limit stored as tables over the sphere of bone directions.
 ///
 /// A relative rotation `q = swing · twist(τ)` (split about `twist_axis`, the swing the shortest
@@ -45,10 +51,12 @@ const REFINE_ROUNDS: usize = 8;
 /// curve and the twist limits vary continuously.
 ///
 /// Metric: `√(α² + δ²)`, `α` the angle between directions and `δ` the twist difference (best
-/// turn), the reach cone's. The projection starts from the input's own direction when it is
-/// allowed (clamping the twist there) or from the nearest boundary direction, then moves the
-/// direction by Gauss–Newton steps on `α² + δ²` (each step's direction kept allowed), so a
-/// direction where the twist range is wider wins when that is nearer in the sum.
+/// turn), the reach cone's. The projection takes the input's own direction when it is allowed,
+/// or else the nearest boundary direction, and clamps the twist there; when the twist does not
+/// fit, it scores precomputed seeds spread over the region ([`super::seeds`]: any island, either
+/// turn) in the sum and moves the direction from the best start by Gauss–Newton steps on
+/// `α² + δ²` (each step's direction kept allowed, sliding along the boundary where it is
+/// reached), so a direction where the twist range is wider wins when that is nearer in the sum.
 ///
 /// `measured` is `(direction, twist)`: the output's direction (which a stream's boundary search
 /// continues from) and the turn of the input twist used.
@@ -63,9 +71,8 @@ pub struct TableLimit {
     twist_max: VertexGrid,
     stress: VertexGrid,
     break_margin: VertexGrid,
-    /// The smallest twist minimum and the largest twist maximum anywhere: no direction allows a
-    /// twist outside, which bounds how near a twist can be to being allowed.
-    twist_hull: TwistRange,
+    /// Where the global search in the combined metric starts from.
+    seeds: Seeds,
 }
 
 /// Whether a rotation whose direction is `outside_by` beyond the allowed directions (signed
@@ -132,27 +139,47 @@ impl TableLimit {
             }
         }
         let [allowed, twist_min, twist_max, stress, break_margin] = grids;
-        let twist_hull = TwistRange {
-            min: twist_min
-                .values
-                .iter()
-                .copied()
-                .fold(f32::INFINITY, f32::min),
-            max: twist_max
-                .values
-                .iter()
-                .copied()
-                .fold(f32::NEG_INFINITY, f32::max),
-        };
-        TableLimit {
-            twist_hull,
+        let mut table = TableLimit {
             twist_axis,
             swing: SwingSet::new(map_around(twist_axis), allowed),
             twist_min,
             twist_max,
             stress,
             break_margin,
-        }
+            seeds: Seeds::default(),
+        };
+        table.seeds = table.spread_seeds();
+        table
+    }
+
+    /// Allowed directions spread over the region with the twist ranges there: every
+    /// `resolution / SEEDS_PER_SIDE`th vertex that is allowed, and boundary points at about the
+    /// same spacing, stepped just inside.
+    fn spread_seeds(&self) -> Seeds {
+        let n = self.resolution();
+        let stride = (n / SEEDS_PER_SIDE).max(1);
+        let side = n + 1;
+        let map = &self.swing.map;
+        let vertices = (0..side).step_by(stride).flat_map(move |row| {
+            (0..side)
+                .step_by(stride)
+                .map(move |column| VertexGrid::vertex_position(n, column, row))
+        });
+        let vertices = vertices.map(|p| (p, None));
+        // Boundary points with the arc starting there.
+        let chains = self.swing.chains();
+        let boundary = (0..chains.arc_count())
+            .step_by(stride * super::boundary::SUBDIVISIONS)
+            .map(|arc| {
+                let p = map.to_square(self.swing.inside_near(map.to_square(chains.arc_start(arc))));
+                (p, Some(arc as u32))
+            });
+        let seeds = vertices
+            .chain(boundary)
+            .map(|(p, arc)| (map.to_sphere(p), p, arc))
+            .filter(|&(d, _, _)| self.swing.contains(d))
+            .map(|(d, p, arc)| (d, self.twist_range_at(p), arc));
+        Seeds::new(seeds)
     }
 
     /// The table resampled to `resolution` cells per side: every vertex takes the values this
@@ -182,6 +209,7 @@ impl TableLimit {
             .map(|g| std::mem::size_of_val(g.values.as_slice()))
             .sum::<usize>()
             + self.swing.chains().memory_bytes()
+            + self.seeds.memory_bytes()
     }
 
     /// The grids of the five channels, in [`Channel::ALL`]'s order.
@@ -300,8 +328,9 @@ impl TableLimit {
     /// The answer for the input `(direction, twist)`, starting the boundary search (when the
     /// direction is outside) from the hints at square point `seed`. `turn` measures the twist
     /// against a range (stateless: the nearest turn; in a stream: the turn nearest the previous
-    /// frame's); `both_sides` also tries the twist limit on the other side of the range (the other
-    /// turn), which the stateless answer needs and a stream does not.
+    /// frame's). `global` searches the whole table (the stateless answer: the best of the seeds
+    /// in the combined metric, on any island and either turn); otherwise the search stays near
+    /// `seed` (a stream's previous answer).
     #[inline]
     fn solve(
         &self,
@@ -310,7 +339,7 @@ impl TableLimit {
         direction: Vec3,
         seed: Option<Vec3>,
         turn: impl Fn(&TwistRange) -> TwistMeasure,
-        both_sides: bool,
+        global: bool,
     ) -> Limited {
         let p = self.swing.map.to_square(direction);
         let outside_by = self.swing.distance.sample(p);
@@ -320,54 +349,37 @@ impl TableLimit {
                 return Limited::unchanged(relative, direction.extend(measure.turned));
             }
         }
-        let start = if outside_by <= 0.0 {
-            direction
+        let (start, arc) = if outside_by <= 0.0 {
+            (direction, None)
         } else {
             let seed = seed.map_or(p, |s| self.swing.map.to_square(s));
-            self.swing.nearest_from(direction, seed)
+            self.swing.nearest_from_with_arc(direction, seed)
         };
         let measure = turn(&self.twist_range_at(self.swing.map.to_square(start)));
         if measure.distance == 0.0 {
             // The twist fits at the nearest allowed direction: nothing nearer exists.
             return self.moved(relative, twist, direction, start, measure);
         }
-        let above = measure.turned > measure.allowed;
-        // A stream starts where its previous answer was, so that consecutive frames settle on
-        // the same minimum.
-        let start = seed.filter(|&s| self.swing.contains(s)).unwrap_or(start);
-        let mut best = self.refine(direction, start, measure.turned, above);
-        if both_sides {
-            let other_turn = measure.turned + if above { -TAU } else { TAU };
-            // No direction allows a twist outside the hull of every range: the other turn is
-            // at least that far from allowed.
-            let other_bound = (other_turn - self.twist_hull.clamp(other_turn)).powi(2);
-            if other_bound < best.2 {
-                let other = self.refine(direction, start, other_turn, !above);
-                if other.2 < best.2 {
-                    best = other;
+        let (from, arc, turned) = if global {
+            // The nearest direction with its twist clamped, unless a seed (another island, a
+            // wider twist range, the other turn) is nearer in the sum already.
+            let at_start = angle(direction, start).powi(2) + measure.distance.powi(2);
+            match self.seeds.best(direction, twist) {
+                Some(best) if best.cost < at_start => {
+                    let there = self.twist_range_at(self.swing.map.to_square(best.direction));
+                    (best.direction, best.arc, there.measure(twist).turned)
                 }
+                _ => (start, arc, measure.turned),
             }
-            // Another stretch of boundary (another island of allowed directions) may hold a
-            // wider twist range that is nearer in the sum.
-            if self.swing.chains().chain_starts().len() > 1 && best.1.distance > 0.0 {
-                for near in self.swing.near_points_on_each_chain(direction) {
-                    // No point of a stretch farther in swing alone than the best sum can win.
-                    if angle(direction, near).powi(2) >= best.2 * 1.5 + 0.01 {
-                        continue;
-                    }
-                    for (turned, side) in [(measure.turned, above), (other_turn, !above)] {
-                        if (turned - self.twist_hull.clamp(turned)).powi(2) >= best.2 {
-                            continue;
-                        }
-                        let there = self.refine(direction, near, turned, side);
-                        if there.2 < best.2 {
-                            best = there;
-                        }
-                    }
-                }
+        } else {
+            // A stream starts where its previous answer was, so that consecutive frames settle
+            // on the same minimum.
+            match seed.filter(|&s| self.swing.contains(s)) {
+                Some(previous) => (previous, None, measure.turned),
+                None => (start, arc, measure.turned),
             }
-        }
-        let (to, measure, _) = best;
+        };
+        let (to, measure, _) = self.refine(direction, from, arc, turned);
         self.moved(relative, twist, direction, to, measure)
     }
 
@@ -384,15 +396,22 @@ impl TableLimit {
         }
     }
 
-    /// From the allowed direction `start`, the allowed direction `e` minimising
-    /// `α(d, e)² + δ(e)²`, with `δ` the distance of the twist `turned` from the range's maximum
-    /// (`above`) or minimum at `e`, by Gauss–Newton steps: in the tangent plane at `d` the swing
-    /// is `x` with `|x| = α`, and the limit `L(e)` is linearised, `δ ≈ c − G·x`, whose minimum
-    /// over `x` is `x = G·c / (1 + |G|²)`. A step leaving the allowed directions is corrected
-    /// back onto their boundary, and a step that does not lower the sum is halved. Returns the
-    /// direction, its twist measure and the sum.
+    /// From the allowed direction `start` (next to boundary arc `arc` when known), the allowed
+    /// direction `e` minimising `α(d, e)² + δ(e)²`, with `δ` the distance of the twist `turned`
+    /// outside the range at `e`, by Gauss–Newton steps: in the tangent plane at `d` the swing
+    /// is `x` with `|x| = α`, and the signed excess of the twist over the range is linearised,
+    /// `ε ≈ c + G·x`, whose `x² + max(ε, 0)²` is least at `x = −G·c / (1 + |G|²)` when `c > 0`
+    /// and at `x = 0` otherwise. A step leaving the allowed directions is corrected back onto
+    /// their boundary, and a step that does not lower the sum is halved. Returns the direction,
+    /// its twist measure and the sum.
     #[inline]
-    fn refine(&self, d: Vec3, start: Vec3, turned: f32, above: bool) -> (Vec3, TwistMeasure, f32) {
+    fn refine(
+        &self,
+        d: Vec3,
+        start: Vec3,
+        mut arc: Option<u32>,
+        turned: f32,
+    ) -> (Vec3, TwistMeasure, f32) {
         let (e1, e2) = d.any_orthonormal_pair();
         let log = |e: Vec3| -> Vec2 {
             let off = e - d * d.dot(e);
@@ -407,40 +426,60 @@ impl TableLimit {
             if a < 1e-12 {
                 return d;
             }
-            let (sin, cos) = a.sin_cos();
+            let (sin, cos) = crate::fast_trig::sin_cos(a);
             (d * cos + (e1 * x.x + e2 * x.y) * (sin / a)).normalize()
         };
-        // The signed excess of the twist over the limit on its side (positive: violated).
-        let excess = |e: Vec3| {
-            let range = self.twist_range_at(self.swing.map.to_square(e));
-            if above {
-                turned - range.max
-            } else {
-                range.min - turned
-            }
+        // The signed excess of the twist over the range (positive outside, negative inside).
+        let excess_at = |p: Vec2| {
+            let range = self.twist_range_at(p);
+            (turned - range.max).max(range.min - turned)
         };
+        let excess = |e: Vec3| excess_at(self.swing.map.to_square(e));
         let cost = |x: Vec2, excess: f32| x.length_squared() + excess.max(0.0).powi(2);
         let mut at = start;
         let mut x = log(at);
         let mut current = excess(at);
         let mut best = cost(x, current);
-        let mut arc: Option<u32> = None;
         let h = 0.25 * self.cell_angle();
         for _ in 0..REFINE_ROUNDS {
-            if current <= 0.0 {
+            if best == 0.0 {
                 break;
             }
-            // The excess's gradient in x (it falls as the limit rises).
-            let gradient = Vec2::new(
-                excess(exp(x + Vec2::X * h)) - excess(exp(x - Vec2::X * h)),
-                excess(exp(x + Vec2::Y * h)) - excess(exp(x - Vec2::Y * h)),
-            ) / (2.0 * h);
+            // The excess's gradient in x (it falls as the limit rises), and the signed
+            // distance's (pointing out of the allowed directions), by central differences.
+            let probe = |offset: Vec2| {
+                let p = self.swing.map.to_square(exp(x + offset));
+                Vec2::new(excess_at(p), self.swing.distance.sample(p))
+            };
+            let across = (probe(Vec2::X * h) - probe(-Vec2::X * h)) / (2.0 * h);
+            let up = (probe(Vec2::Y * h) - probe(-Vec2::Y * h)) / (2.0 * h);
+            let gradient = Vec2::new(across.x, up.x);
+            let outward = Vec2::new(across.y, up.y);
             // excess(x') ≈ current + gradient·(x' − x) = c + gradient·x'.
             let c = current - gradient.dot(x);
-            let target = -gradient * (c / (1.0 + gradient.length_squared()));
+            let target = if c > 0.0 {
+                -gradient * (c / (1.0 + gradient.length_squared()))
+            } else {
+                Vec2::ZERO
+            };
             let mut step = target - x;
+            let near_boundary = self.swing.signed_distance(at) > -h * outward.length();
+            if near_boundary && step.dot(outward) > 0.0 {
+                // The step would leave the allowed directions: slide along the boundary
+                // instead, to the model's least point on its tangent line.
+                let tangent = outward.perp().normalize_or_zero();
+                let along = gradient.dot(tangent);
+                let t = -(x.dot(tangent) + current.max(0.0) * along) / (1.0 + along * along);
+                step = tangent * t;
+            }
+            // The model's gain, in the metric: `Δ(α² + δ²) ≈ 2·√(sum)·Δ√(sum)`.
+            let predicted =
+                (x + step).length_squared() + (current + gradient.dot(step)).max(0.0).powi(2);
+            if best - predicted < 2.0 * best.sqrt() * GAIN_TOLERANCE {
+                break;
+            }
             let mut improved = false;
-            for _ in 0..6 {
+            for _ in 0..STEP_HALVINGS {
                 let wanted = exp(x + step);
                 // Steps are short: the boundary search walks on from the last landing.
                 let (candidate, landed_arc) = match arc {
@@ -465,7 +504,7 @@ impl TableLimit {
                 }
                 step *= 0.5;
             }
-            if !improved || step.length() < 1e-7 {
+            if !improved {
                 break;
             }
         }

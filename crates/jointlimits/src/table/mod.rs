@@ -8,6 +8,7 @@ pub mod grid;
 pub mod limit;
 pub mod octahedral;
 pub mod record;
+pub mod seeds;
 pub mod swing_set;
 
 pub use boundary::BoundaryChains;

@@ -39,10 +39,7 @@ pub struct SwingSet {
     chains: BoundaryChains,
 }
 
-/// The angle between unit vectors, accurate at small angles.
-pub(crate) fn angle(a: Vec3, b: Vec3) -> f32 {
-    a.cross(b).length().atan2(a.dot(b))
-}
+pub(crate) use crate::direction_twist::angle;
 
 /// The map centred on the unit `axis`.
 pub(crate) fn map_around(axis: Vec3) -> OctahedralMap {
@@ -182,13 +179,13 @@ impl SwingSet {
         self.inside_at(best)
     }
 
-    /// For each separate stretch of boundary (up to [`super::boundary::MAX_CHAINS`]), an allowed
-    /// direction on it near `direction` (the nearest a walk from its nearest anchor finds).
-    pub fn near_points_on_each_chain(&self, direction: Vec3) -> impl Iterator<Item = Vec3> + '_ {
-        (0..self.chains.chain_starts().len()).map(move |chain| {
-            let on_arc = self.chains.nearest_on_chain(direction, chain);
-            self.inside_at(self.onto_curve(self.map.to_square(on_arc.point)))
-        })
+    /// The allowed direction at the boundary point nearest square point `p` along the gradient,
+    /// or at `p` when it is inside.
+    pub(crate) fn inside_near(&self, p: Vec2) -> Vec3 {
+        if self.distance.sample(p) <= 0.0 && self.contains(self.map.to_sphere(p)) {
+            return self.map.to_sphere(p);
+        }
+        self.inside_at(self.onto_curve(p))
     }
 
     /// The direction at the curve point `p`, stepped just inside: Newton steps onto a level a
