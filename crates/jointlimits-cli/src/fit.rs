@@ -47,6 +47,14 @@ pub fn run(
     config_path: Option<&Path>,
 ) -> Result<()> {
     let started = Instant::now();
+    let authored = matches!(options.shape, jointlimits::fit::ShapeKind::Authored(_));
+    if options.hold < 1.0 && !authored && choices.config.is_none() {
+        anyhow::bail!(
+            "--hold applies to the authored kinds (euler, hinge, cone, spherical-ellipse); \
+             --shape {} holds every frame",
+            options.shape
+        );
+    }
     let clips = Clips::read(clip_paths)?;
     let inputs: Vec<&Path> = clip_paths.iter().map(PathBuf::as_path).collect();
     crate::inputs::ensure_output_is_not_an_input(out, &inputs)?;

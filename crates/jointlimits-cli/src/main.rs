@@ -93,6 +93,11 @@ enum Command {
         /// the validated acceptance and tightness are printed per joint.
         #[arg(long, value_parser = parse_accept)]
         accept: Option<f64>,
+        /// Authored kinds (euler, hinge, cone, spherical-ellipse): hold only this share of each
+        /// joint's frames (for example 0.99), leaving out the outliers whose removal shrinks
+        /// the limit most (a glitch, a marker swap). Every frame by default.
+        #[arg(long, value_parser = parse_hold)]
+        hold: Option<f64>,
         /// Pool each left joint's rotations with its right partner's, reflected across the
         /// body's sagittal plane, and the other way round: both sides learn from twice the data
         /// and come out mirror images. Partners are found by name (Left/Right, l/r or L/R
@@ -415,6 +420,11 @@ fn parse_accept(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `fit --hold`: a share of frames in (0, 1].
+fn parse_hold(text: &str) -> Result<f64, String> {
+    parse_accept(text)
+}
+
 /// `check --tolerance`: degrees, 0 to 360.
 fn parse_tolerance(text: &str) -> Result<f64, String> {
     number_within(text, 0.0, 360.0, "degrees")
@@ -463,6 +473,7 @@ fn main() -> ExitCode {
             subsample,
             resolution,
             accept,
+            hold,
             mirror,
             pairs,
             config,
@@ -479,6 +490,7 @@ fn main() -> ExitCode {
                 reference,
                 skip_frames,
                 softening: None,
+                hold: hold.unwrap_or(1.0),
             };
             config
                 .as_deref()

@@ -4,7 +4,7 @@ use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::authored::{AuthoredShape, fit_authored};
+use super::authored::{AuthoredShape, fit_authored_holding};
 use super::reach_cone::fit_reach_cone;
 use super::samples::{ReferenceChoice, SampleError, reference_rotation, relative_rotations};
 use super::subsample;
@@ -175,6 +175,16 @@ pub struct FitOptions {
     pub skip_frames: usize,
     /// Softening stored with every fitted limit.
     pub softening: Option<Softening>,
+    /// The share of each joint's samples an authored kind must hold, in (0, 1]: below 1 the
+    /// outliers whose removal shrinks it most are left out (`fit --hold`). Other kinds hold
+    /// every sample.
+    #[serde(default = "hold_everything")]
+    pub hold: f64,
+}
+
+/// Every sample: the default share held.
+fn hold_everything() -> f64 {
+    1.0
 }
 
 impl FitOptions {
@@ -223,6 +233,12 @@ impl FitOptions {
                 });
             }
         }
+        if !(self.hold > 0.0 && self.hold <= 1.0) {
+            return Err(FitLimitsError::Option {
+                option: "hold",
+                problem: format!("{} is not a share in (0, 1]", readable(self.hold)),
+            });
+        }
         if let Some(softening) = self.softening.filter(|s| !s.is_valid()) {
             return Err(FitLimitsError::Option {
                 option: "softening",
@@ -246,6 +262,7 @@ impl Default for FitOptions {
             reference: ReferenceChoice::Bind,
             skip_frames: 0,
             softening: None,
+            hold: 1.0,
         }
     }
 }
@@ -371,7 +388,8 @@ pub fn fit_joint_limit(
     if let ShapeKind::Authored(shape) = options.shape {
         let rotations: Vec<glam::Quat> = all.copied().collect();
         let fitted =
-            fit_authored(shape, &rotations, twist_axis, options.padding).map_err(shape_error)?;
+            fit_authored_holding(shape, &rotations, twist_axis, options.padding, options.hold)
+                .map_err(shape_error)?;
         return checked(JointLimit {
             joint: name.to_string(),
             reference: (reference * fitted.recentre).normalize(),

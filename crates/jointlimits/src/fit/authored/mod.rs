@@ -21,14 +21,20 @@
 //!
 //! Padding widens every range and radius by its angle afterwards (a cone's and an ellipse's radii
 //! stop at π).
+//!
+//! Asked to hold only a share of the samples ([`fit_authored_holding`]), each fit first leaves
+//! out the samples whose removal shrinks its region most ([`trim`]'s module docs), then fits the
+//! rest as above.
 
 mod arc;
 mod cap;
 mod centred_ellipse;
+mod trim;
 
 pub use arc::covering_arc;
 pub use cap::{Cap, smallest_cap};
 pub use centred_ellipse::{CentredEllipse, smallest_centred_ellipse};
+pub use trim::shortest_arc_holding;
 
 use std::f64::consts::{PI, TAU};
 
@@ -72,6 +78,35 @@ pub fn fit_authored(
     twist_axis: Vec3,
     padding: f64,
 ) -> Result<AuthoredFit, FitError> {
+    fit_authored_holding(shape, rotations, twist_axis, padding, 1.0)
+}
+
+/// [`fit_authored`] holding at least the share `hold` (in (0, 1]) of the rotations: the
+/// samples whose removal shrinks the region most are left out first (module docs).
+///
+/// ```
+/// use glam::{Quat, Vec3};
+/// use jointlimits::fit::authored::{AuthoredShape, fit_authored_holding};
+/// use jointlimits::{LimitContext, RotationLimit};
+/// // A knee bending 0°…60°, and one glitched frame at 150°.
+/// let mut frames: Vec<Quat> = (0..=60)
+///     .map(|d| Quat::from_rotation_x((d as f32).to_radians()))
+///     .collect();
+/// frames.push(Quat::from_rotation_x(150f32.to_radians()));
+/// let all = fit_authored_holding(AuthoredShape::Hinge, &frames, Vec3::Y, 0.0, 1.0).unwrap();
+/// let most = fit_authored_holding(AuthoredShape::Hinge, &frames, Vec3::Y, 0.0, 0.98).unwrap();
+/// let glitch = frames[61];
+/// assert!(all.region.contains(glitch, &LimitContext::NONE));
+/// assert!(!most.region.contains(glitch, &LimitContext::NONE));
+/// assert!(frames[..61].iter().all(|&q| most.region.contains(q, &LimitContext::NONE)));
+/// ```
+pub fn fit_authored_holding(
+    shape: AuthoredShape,
+    rotations: &[Quat],
+    twist_axis: Vec3,
+    padding: f64,
+    hold: f64,
+) -> Result<AuthoredFit, FitError> {
     if rotations.is_empty() {
         return Err(FitError::NoSamples);
     }
@@ -79,6 +114,41 @@ pub fn fit_authored(
         return Err(FitError::NonFinite { index });
     }
     let rotations: Vec<DQuat> = rotations.iter().map(|q| q.as_dquat().normalize()).collect();
+    let drop = trim::droppable(rotations.len(), hold.clamp(0.0, 1.0));
+    let rotations = if drop == 0 {
+        rotations
+    } else {
+        let axis = twist_axis.as_dvec3().normalize();
+        let kept = match shape {
+            AuthoredShape::Euler(order) => {
+                let (_, triples) = euler_triples(&rotations, order, padding);
+                trim::peel(
+                    rotations.len(),
+                    drop,
+                    &mut EulerPeel::new(&triples, padding),
+                )
+            }
+            AuthoredShape::Hinge => {
+                return Ok(AuthoredFit {
+                    region: fit_hinge_holding(&rotations, padding, rotations.len() - drop).into(),
+                    recentre: Quat::IDENTITY,
+                });
+            }
+            // An ellipse is trimmed as a cone is (its centred fit follows no single rim
+            // point as an outlier is removed), then fitted to what is kept.
+            AuthoredShape::Cone | AuthoredShape::SphericalEllipse => trim::peel(
+                rotations.len(),
+                drop,
+                &mut SwingPeel::new(&rotations, axis, padding),
+            ),
+        };
+        rotations
+            .iter()
+            .zip(&kept)
+            .filter(|(_, keep)| **keep)
+            .map(|(q, _)| *q)
+            .collect()
+    };
     let unturned = |region: LimitRegion| AuthoredFit {
         region,
         recentre: Quat::IDENTITY,
@@ -161,47 +231,239 @@ fn continued_triples(primary: &[DVec3]) -> Vec<DVec3> {
     kept
 }
 
-/// Euler ranges: the shortest arc per channel, in `order` or the order of least volume, over
-/// the rotations' first triples or their continued ones ([`continued_triples`]), whichever
-/// gives the smaller box.
-fn fit_euler(rotations: &[DQuat], order: Option<EulerOrder>, padding: f64) -> EulerLimit {
+/// The Euler triples of the rotations in `order` (or of the six the one) and form (first or
+/// continued, [`continued_triples`]) whose box of shortest arcs, padded, has the least volume.
+fn euler_triples(
+    rotations: &[DQuat],
+    order: Option<EulerOrder>,
+    padding: f64,
+) -> (EulerOrder, Vec<DVec3>) {
     let orders = order.map_or(EulerOrder::ALL.to_vec(), |order| vec![order]);
     let fitted = orders.into_iter().flat_map(|order| {
         let primary: Vec<DVec3> = rotations.iter().map(|&q| order.from_dquat(q)).collect();
         [continued_triples(&primary), primary].map(|triples| (order, triples))
     });
-    let fitted = fitted.map(|(order, triples)| {
-        let arcs: Vec<(f64, f64)> = (0..3)
-            .map(|channel| {
-                covering_arc(triples.iter().map(|t| t[channel])).expect("finite, not empty")
-            })
-            .collect();
-        let volume: f64 = arcs
-            .iter()
-            .map(|(min, max)| max - min + 2.0 * padding)
-            .product();
-        let (min, max): (Vec<f32>, Vec<f32>) = arcs.iter().map(|&arc| padded(arc, padding)).unzip();
-        let limit = EulerLimit {
-            order,
-            min: Vec3::from_slice(&min),
-            max: Vec3::from_slice(&max),
-        };
-        (volume, limit)
-    });
     fitted
+        .map(|(order, triples)| {
+            let volume: f64 = (0..3)
+                .map(|channel| {
+                    let (min, max) = covering_arc(triples.iter().map(|t| t[channel]))
+                        .expect("finite, not empty");
+                    max - min + 2.0 * padding
+                })
+                .product();
+            (volume, order, triples)
+        })
         .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, order, triples)| (order, triples))
         .expect("at least one order")
-        .1
 }
+
+/// Euler ranges: the shortest arc per channel, in `order` or the order of least volume
+/// ([`euler_triples`]).
+fn fit_euler(rotations: &[DQuat], order: Option<EulerOrder>, padding: f64) -> EulerLimit {
+    let (order, triples) = euler_triples(rotations, order, padding);
+    let (min, max): (Vec<f32>, Vec<f32>) = (0..3)
+        .map(|channel| {
+            let arc = covering_arc(triples.iter().map(|t| t[channel])).expect("finite, not empty");
+            padded(arc, padding)
+        })
+        .unzip();
+    EulerLimit {
+        order,
+        min: Vec3::from_slice(&min),
+        max: Vec3::from_slice(&max),
+    }
+}
+
+/// Peeling Euler ranges: the samples at the ends of the three channels' arcs are on the box's
+/// boundary; its size is the padded volume.
+struct EulerPeel {
+    channels: [trim::ShrinkingArc; 3],
+    padding: f64,
+}
+
+impl EulerPeel {
+    fn new(triples: &[DVec3], padding: f64) -> EulerPeel {
+        let channel =
+            |c: usize| trim::ShrinkingArc::new(&triples.iter().map(|t| t[c]).collect::<Vec<f64>>());
+        EulerPeel {
+            channels: [channel(0), channel(1), channel(2)],
+            padding,
+        }
+    }
+}
+
+impl trim::Peelable for EulerPeel {
+    fn boundary(&self) -> Vec<Vec<usize>> {
+        let mut ends: Vec<usize> = self.channels.iter().flat_map(|c| c.ends()).collect();
+        ends.sort_unstable();
+        ends.dedup();
+        ends.into_iter().map(|s| vec![s]).collect()
+    }
+
+    fn size(&self) -> f64 {
+        self.channels
+            .iter()
+            .map(|c| c.width() + 2.0 * self.padding)
+            .product()
+    }
+
+    fn size_without(&self, group: &[usize], kept: &[bool]) -> f64 {
+        self.channels
+            .iter()
+            .map(|c| c.width_without(group, kept) + 2.0 * self.padding)
+            .product()
+    }
+
+    fn dropped(&mut self, kept: &[bool]) {
+        for channel in &mut self.channels {
+            channel.settle(kept);
+        }
+    }
+}
+
+/// A hinge holding `count` of the rotations: the principal axis of all of them and the shortest
+/// arc of angles about it holding `count` (exact for that axis).
+fn fit_hinge_holding(rotations: &[DQuat], padding: f64, count: usize) -> HingeLimit {
+    let axis = hinge_axis(rotations);
+    let angles: Vec<f64> = rotations.iter().map(|&q| angle_about(q, axis)).collect();
+    let arc = shortest_arc_holding(&angles, count).expect("finite, not empty");
+    let (min, max) = padded(arc, padding);
+    HingeLimit {
+        axis: axis.as_vec3().normalize(),
+        min,
+        max,
+    }
+}
+
+/// Peeling a cone (and a spherical ellipse): the samples on the smallest cap's rim (recomputed,
+/// with its centre, for every candidate) and at the ends of the twist arc are on the boundary;
+/// the size is the cap's solid angle times the padded twist range.
+struct SwingPeel {
+    directions: Vec<DVec3>,
+    axis: DVec3,
+    twist: trim::ShrinkingArc,
+    padding: f64,
+    /// The swing bound's size and rim samples for the kept samples.
+    current: (f64, Vec<usize>),
+}
+
+impl SwingPeel {
+    fn new(rotations: &[DQuat], axis: DVec3, padding: f64) -> SwingPeel {
+        let directions: Vec<DVec3> = rotations.iter().map(|&q| q * axis).collect();
+        let centre = smallest_cap(&directions).map_or(axis, |cap| cap.centre);
+        let recentre = DQuat::from_rotation_arc(axis, centre);
+        let twists: Vec<f64> = rotations
+            .iter()
+            .map(|&q| angle_about(recentre.conjugate() * q, axis))
+            .collect();
+        let mut peel = SwingPeel {
+            directions,
+            axis,
+            twist: trim::ShrinkingArc::new(&twists),
+            padding,
+            current: (0.0, Vec::new()),
+        };
+        peel.current = peel.swing_bound(&vec![true; rotations.len()], &[]);
+        peel
+    }
+
+    /// The smallest cap of the kept samples other than `without`: its padded solid angle (over
+    /// 2π) and the samples on its rim.
+    fn swing_bound(&self, kept: &[bool], without: &[usize]) -> (f64, Vec<usize>) {
+        let held: Vec<usize> = (0..self.directions.len())
+            .filter(|&i| kept[i] && !without.contains(&i))
+            .collect();
+        let directions: Vec<DVec3> = held.iter().map(|&i| self.directions[i]).collect();
+        // Past a hemisphere (outliers all around) there is no smallest cap yet: measure from
+        // the mean direction, which the few outliers barely move, so that they are the rim.
+        let centre = smallest_cap(&directions).map_or_else(
+            || {
+                directions
+                    .iter()
+                    .sum::<DVec3>()
+                    .try_normalize()
+                    .unwrap_or(self.axis)
+            },
+            |cap| cap.centre,
+        );
+        let pi = std::f64::consts::PI;
+        let padded = |r: f64| (r + self.padding).min(pi);
+        let angles: Vec<f64> = directions
+            .iter()
+            .map(|d| d.dot(centre).clamp(-1.0, 1.0).acos())
+            .collect();
+        let widest = angles.iter().copied().fold(0.0, f64::max);
+        let rim = held
+            .iter()
+            .zip(&angles)
+            .filter(|(_, a)| **a >= widest - 1e-9)
+            .map(|(i, _)| *i)
+            .collect();
+        (1.0 - padded(widest).cos(), rim)
+    }
+}
+
+impl trim::Peelable for SwingPeel {
+    fn boundary(&self) -> Vec<Vec<usize>> {
+        let rim = &self.current.1;
+        let mut groups: Vec<Vec<usize>> = rim.iter().map(|&s| vec![s]).collect();
+        // Two or three outliers can hold the rim between them: none alone shrinks it.
+        for (k, &a) in rim.iter().enumerate().take(RIM_PAIRS) {
+            groups.extend(rim[k + 1..].iter().take(RIM_PAIRS).map(|&b| vec![a, b]));
+        }
+        if (3..=RIM_PAIRS).contains(&rim.len()) {
+            groups.push(rim.clone());
+        }
+        groups.extend(self.twist.ends().map(|s| vec![s]));
+        groups
+    }
+
+    fn size(&self) -> f64 {
+        self.current.0 * (self.twist.width() + 2.0 * self.padding)
+    }
+
+    fn size_without(&self, group: &[usize], kept: &[bool]) -> f64 {
+        let swing = if group.iter().any(|s| self.current.1.contains(s)) {
+            self.swing_bound(kept, group).0
+        } else {
+            self.current.0
+        };
+        swing * (self.twist.width_without(group, kept) + 2.0 * self.padding)
+    }
+
+    fn dropped(&mut self, kept: &[bool]) {
+        self.twist.settle(kept);
+        self.current = self.swing_bound(kept, &[]);
+    }
+}
+
+/// Rim samples paired with each other, or dropped all together, when peeling a swing bound (the
+/// rim of a cap has two or three; more only by rounding).
+const RIM_PAIRS: usize = 4;
 
 /// The angle of `q`'s rotation about the unit `axis` (its twist about it), radians.
 fn angle_about(q: DQuat, axis: DVec3) -> f64 {
     2.0 * DVec3::new(q.x, q.y, q.z).dot(axis).atan2(q.w)
 }
 
-/// A hinge: the principal axis of the short-way scaled angle-axis vectors and the shortest arc of
-/// hinge angles about it.
+/// A hinge: the principal axis of the short-way scaled angle-axis vectors ([`hinge_axis`]) and
+/// the shortest arc of hinge angles about it.
 fn fit_hinge(rotations: &[DQuat], padding: f64) -> HingeLimit {
+    let axis = hinge_axis(rotations);
+    let arc = covering_arc(rotations.iter().map(|&q| angle_about(q, axis))).expect("finite");
+    let (min, max) = padded(arc, padding);
+    HingeLimit {
+        axis: axis.as_vec3().normalize(),
+        min,
+        max,
+    }
+}
+
+/// The principal axis of the rotations' short-way scaled angle-axis vectors (least squares: it
+/// leaves the smallest off-axis part), pointed so that most of the motion has positive angles.
+fn hinge_axis(rotations: &[DQuat]) -> DVec3 {
     let vectors: Vec<DVec3> = rotations
         .iter()
         .map(|&q| {
@@ -226,13 +488,7 @@ fn fit_hinge(rotations: &[DQuat], padding: f64) -> HingeLimit {
     if vectors.iter().map(|v| v.dot(axis)).sum::<f64>() < 0.0 {
         axis = -axis;
     }
-    let arc = covering_arc(rotations.iter().map(|&q| angle_about(q, axis))).expect("finite");
-    let (min, max) = padded(arc, padding);
-    HingeLimit {
-        axis: axis.as_vec3().normalize(),
-        min,
-        max,
-    }
+    axis
 }
 
 /// A cone or a spherical ellipse about the smallest cap of the bone's directions.
