@@ -385,14 +385,6 @@ impl BoundaryChains {
         ArcPoint { point, cosine, arc }
     }
 
-    /// From `start`, the nearest point to `direction` found by walking along the chain both
-    /// ways, going on past up to [`LOOK_AHEAD`] arcs that are no nearer (so a small bump of the
-    /// boundary does not stop it).
-    #[inline]
-    pub fn walk(&self, direction: Vec3, start: u32) -> ArcPoint {
-        self.walk_with(direction, start, MAX_WALK, LOOK_AHEAD)
-    }
-
     /// From `start`, the nearest point to `direction` found by a short walk (going on past at
     /// most one cell crossing's arcs that are no nearer): for a query known to be near `start`,
     /// such as the next step of a search moving along the boundary.
@@ -401,7 +393,9 @@ impl BoundaryChains {
         self.walk_with(direction, start, MAX_WALK, SUBDIVISIONS)
     }
 
-    /// [`BoundaryChains::walk`] with its bounds.
+    /// From `start`, the nearest point to `direction` found by walking along the chain both
+    /// ways, going on past up to `look_ahead` arcs that are no nearer (so a small bump of the
+    /// boundary does not stop it), at most `most` arcs each way.
     #[inline]
     fn walk_with(&self, direction: Vec3, start: u32, most: usize, look_ahead: usize) -> ArcPoint {
         self.walk_visiting(direction, start, most, look_ahead, |_| {})

@@ -101,9 +101,15 @@ impl ShrinkingArc {
         self.width_between(self.first, self.last)
     }
 
-    /// The next kept position after `position` going `forwards` (or backwards), skipping
-    /// `also_dropped`; `position` itself when no other is kept.
-    fn next_kept(&self, position: usize, forwards: bool, kept: &[bool], also: usize) -> usize {
+    /// The next kept position after `position` going `forwards` (or backwards), skipping the
+    /// samples `also_dropped`; `position` itself when no other is kept.
+    fn next_kept(
+        &self,
+        position: usize,
+        forwards: bool,
+        kept: &[bool],
+        also_dropped: &[usize],
+    ) -> usize {
         let n = self.sorted.len();
         let mut p = position;
         for _ in 1..n {
@@ -113,7 +119,7 @@ impl ShrinkingArc {
                 (p + n - 1) % n
             };
             let sample = self.sorted[p].1;
-            if kept[sample] && sample != also {
+            if kept[sample] && !also_dropped.contains(&sample) {
                 return p;
             }
         }
@@ -122,26 +128,16 @@ impl ShrinkingArc {
 
     /// The arc's width once the samples `group` are dropped too.
     pub(crate) fn width_without(&self, group: &[usize], kept: &[bool]) -> f64 {
-        let mut still = kept.to_vec();
-        let ends = self.ends();
-        if !group.iter().any(|s| ends.contains(s)) {
-            return self.width();
-        }
-        for &s in group {
-            still[s] = false;
-        }
-        if !still.iter().any(|&k| k) {
-            return 0.0;
-        }
-        let first = if still[ends[0]] {
+        let [at_first, at_last] = self.ends();
+        let first = if group.contains(&at_first) {
+            self.next_kept(self.first, true, kept, group)
+        } else {
             self.first
-        } else {
-            self.next_kept(self.first, true, &still, usize::MAX)
         };
-        let last = if still[ends[1]] {
-            self.last
+        let last = if group.contains(&at_last) {
+            self.next_kept(self.last, false, kept, group)
         } else {
-            self.next_kept(self.last, false, &still, usize::MAX)
+            self.last
         };
         self.width_between(first, last)
     }
@@ -149,10 +145,10 @@ impl ShrinkingArc {
     /// Moves the ends past dropped samples.
     pub(crate) fn settle(&mut self, kept: &[bool]) {
         if !kept[self.sorted[self.first].1] {
-            self.first = self.next_kept(self.first, true, kept, usize::MAX);
+            self.first = self.next_kept(self.first, true, kept, &[]);
         }
         if !kept[self.sorted[self.last].1] {
-            self.last = self.next_kept(self.last, false, kept, usize::MAX);
+            self.last = self.next_kept(self.last, false, kept, &[]);
         }
     }
 }
