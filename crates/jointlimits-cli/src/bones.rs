@@ -24,7 +24,7 @@ pub fn bone_axes(limits: &SkeletonLimits, skeleton: Option<&Skeleton>) -> Vec<Ve
 }
 
 /// The mean direction to `joint`'s children in the skeleton the limits record, if any.
-fn recorded_children_direction(limits: &SkeletonLimits, joint: &str) -> Option<Vec3> {
+pub(crate) fn recorded_children_direction(limits: &SkeletonLimits, joint: &str) -> Option<Vec3> {
     let record = limits.skeleton.as_ref()?;
     let sum: Vec3 = record
         .joints

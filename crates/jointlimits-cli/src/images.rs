@@ -2,8 +2,8 @@
 //! paint in any image editor (layout: `jointlimits_io::table_images`).
 
 use anyhow::{Context, Result, bail};
-use jointlimits::LimitRegion;
 use jointlimits::table::Channel;
+use jointlimits::{LimitRegion, RotationLimit};
 use jointlimits_io::table_images::{export_table_images, image_file_name, import_table_images};
 use jointlimits_io::write_limits_file;
 use std::path::Path;
@@ -42,6 +42,12 @@ pub fn export(limits_path: &Path, out: &Path, joints: &[String]) -> Result<()> {
             limits_path.display()
         );
     }
+    if out.is_file() {
+        bail!(
+            "{} is a file: export-images writes five images per joint into a folder ({EXPORT_USAGE})",
+            out.display()
+        );
+    }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     for &index in &tables {
         let limit = &limits.joints[index];
@@ -69,6 +75,17 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
     let mut limits = inputs::read_limits(limits_path, IMPORT_USAGE)?;
     inputs::ensure_output_is_not_an_input(out, &[limits_path])?;
     if !dir.is_dir() {
+        if dir
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+            && out.is_dir()
+        {
+            bail!(
+                "{} is a limits file and {} a folder: the folder of images comes before the output ({IMPORT_USAGE})",
+                dir.display(),
+                out.display()
+            );
+        }
         bail!(
             "{} is not a folder of table images ({IMPORT_USAGE})",
             dir.display()
@@ -77,6 +94,7 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
     let chosen = inputs::chosen_joints(&limits, joints)?;
     let axes = crate::bones::bone_axes(&limits, None);
     let mut imported = 0;
+    let mut images_read = Vec::new();
     for index in chosen {
         let joint = limits.joints[index].joint.clone();
         let first = dir.join(image_file_name(&joint, Channel::Allowed));
@@ -91,9 +109,26 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
         }
         let axis = match &limits.joints[index].region {
             LimitRegion::Table(table) => table.twist_axis,
-            _ => axes[index],
+            other => {
+                // Images do not record the axis they were painted about: say which one is used.
+                let source = if other.bone_axis().is_some() {
+                    format!("the {}'s own axis", other.kind_name())
+                } else if crate::bones::recorded_children_direction(&limits, &joint).is_some() {
+                    "the direction to its children in the recorded skeleton".to_string()
+                } else {
+                    "+Y, as the file records no child of it".to_string()
+                };
+                eprintln!(
+                    "warning: joint {joint:?} is a {}, not a table: its images are read as a table about {:.3?} ({source}); if they were painted about another axis, bake the limits into tables first (jointlimits bake {} -o tables.json) and import onto that file",
+                    other.kind_name(),
+                    axes[index],
+                    limits_path.display()
+                );
+                axes[index]
+            }
         };
         let table = import_table_images(dir, &joint, axis)?;
+        images_read.extend(Channel::ALL.map(|c| dir.join(image_file_name(&joint, c))));
         for warning in &table.warnings {
             eprintln!("warning: {warning}");
         }
@@ -110,6 +145,8 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
         );
     }
     limits.fitted_with = None;
+    let images_read: Vec<&Path> = images_read.iter().map(|p| p.as_path()).collect();
+    inputs::ensure_output_is_not_an_input(out, &images_read)?;
     write_limits_file(out, &limits)?;
     println!("imported {imported} table(s); wrote {}", out.display());
     Ok(())

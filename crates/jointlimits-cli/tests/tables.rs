@@ -116,6 +116,28 @@ fn exported_images_import_back_bit_for_bit_and_painting_them_changes_the_limits(
         "export then import keeps the table bit for bit"
     );
 
+    // An output that is one of the images read is refused, and the image is kept.
+    let image = images.join("joint.twist_min.png");
+    let before = std::fs::read(&image).unwrap();
+    let output = jointlimits(&[
+        "import-images",
+        &path(&baked),
+        &path(&images),
+        "-o",
+        &path(&image),
+    ]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("refusing"), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read(&image).unwrap(),
+        before,
+        "the image is intact"
+    );
+    // Exporting into a file instead of a folder says so.
+    let output = jointlimits(&["export-images", &path(&baked), "--out", &path(&back)]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("folder"), "{}", stderr(&output));
+
     // Paint the allowed image: black everywhere but a diamond around the pixel 8 columns right
     // of the centre (the bone swung 41° towards the map's +u direction: cos θ = 1 − 0.5²).
     let allowed = images.join("joint.allowed.png");

@@ -4,6 +4,7 @@
 use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
+use super::bounds::{BoundPyramid, Found, TableGrids};
 use super::channels::Channel;
 use super::grid::VertexGrid;
 use super::record::TableRecord;
@@ -37,6 +38,10 @@ const REFINE_ROUNDS: usize = 8;
 /// A Gauss–Newton step expected to bring the answer less than this nearer (radians, in the
 /// metric) ends the correction: far below the accuracy promised (1e-3 rad).
 const GAIN_TOLERANCE: f32 = 1e-4;
+
+/// How near (radians, in the metric) the bounded search brings a stateless answer to the least
+/// distance: well within the accuracy promised (1e-3 rad), leaving room for the refinement.
+const GLOBAL_TOLERANCE: f32 = 1e-3;
 
 /// How many times a step that does not lower the sum is halved before the correction stops.
 const STEP_HALVINGS: usize = 4;
@@ -73,6 +78,8 @@ pub struct TableLimit {
     break_margin: VertexGrid,
     /// Where the global search in the combined metric starts from.
     seeds: Seeds,
+    /// Bounds over blocks of cells, which prove the global search's answer or find a nearer one.
+    bounds: BoundPyramid,
 }
 
 /// Whether a rotation whose direction is `outside_by` beyond the allowed directions (signed
@@ -147,8 +154,10 @@ impl TableLimit {
             stress,
             break_margin,
             seeds: Seeds::default(),
+            bounds: BoundPyramid::default(),
         };
         table.seeds = table.spread_seeds();
+        table.bounds = BoundPyramid::new(table.table_grids());
         table
     }
 
@@ -210,6 +219,17 @@ impl TableLimit {
             .sum::<usize>()
             + self.swing.chains().memory_bytes()
             + self.seeds.memory_bytes()
+            + self.bounds.memory_bytes()
+    }
+
+    /// The grids the bounded search reads.
+    fn table_grids(&self) -> TableGrids<'_> {
+        TableGrids {
+            map: &self.swing.map,
+            distance: &self.swing.distance,
+            twist_min: &self.twist_min,
+            twist_max: &self.twist_max,
+        }
     }
 
     /// The grids of the five channels, in [`Channel::ALL`]'s order.
@@ -379,7 +399,25 @@ impl TableLimit {
                 None => (start, arc, measure.turned),
             }
         };
-        let (to, measure, _) = self.refine(direction, from, arc, turned);
+        let (mut to, mut measure, cost) = self.refine(direction, from, arc, turned);
+        if global {
+            // Prove the answer within the accuracy promised, or find the nearer one (another
+            // basin, or past a kink of the twist limits the local search stopped at).
+            let mut best = Found {
+                point: self.swing.map.to_square(to),
+                cost,
+            };
+            let grids = self.table_grids();
+            if self
+                .bounds
+                .improve(grids, direction, twist, &mut best, GLOBAL_TOLERANCE)
+            {
+                let at = self.swing.inside_near(best.point);
+                let turned = self.twist_range_at(best.point).measure(twist).turned;
+                let (refined, refined_measure, _) = self.refine(direction, at, None, turned);
+                (to, measure) = (refined, refined_measure);
+            }
+        }
         self.moved(relative, twist, direction, to, measure)
     }
 

@@ -3,6 +3,7 @@
 
 pub mod bake;
 pub mod boundary;
+pub mod bounds;
 pub mod channels;
 pub mod grid;
 pub mod limit;
