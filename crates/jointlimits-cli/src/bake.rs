@@ -48,8 +48,15 @@ pub fn run(request: &BakeRequest) -> Result<()> {
         let table = match &limit.region {
             // A table is already one: resampling it keeps its own stress and break margin.
             LimitRegion::Table(table) => table.resampled(request.resolution),
-            region => bake(region, axes[index], request.resolution)
-                .with_context(|| format!("joint {:?}", limit.joint))?,
+            region => bake(region, axes[index], request.resolution).with_context(|| {
+                format!(
+                    "joint {:?} (a {}) at {n}×{n}: bake finer (--resolution {}) or bake only the others (--joint NAME)",
+                    limit.joint,
+                    region.kind_name(),
+                    (request.resolution * 4).min(2048),
+                    n = request.resolution
+                )
+            })?,
         };
         table
             .validate()

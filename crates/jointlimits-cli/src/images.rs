@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 use jointlimits::table::Channel;
-use jointlimits::{LimitRegion, RotationLimit};
+use jointlimits::{LimitRegion, RotationLimit, SkeletonLimits};
 use jointlimits_io::table_images::{export_table_images, image_file_name, import_table_images};
 use jointlimits_io::write_limits_file;
 use std::path::Path;
@@ -144,10 +144,40 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
             image_file_name(&limits.joints[0].joint, Channel::Allowed)
         );
     }
+    if joints.is_empty() {
+        warn_of_images_not_read(&limits, dir, &images_read);
+    }
     limits.fitted_with = None;
     let images_read: Vec<&Path> = images_read.iter().map(|p| p.as_path()).collect();
     inputs::ensure_output_is_not_an_input(out, &images_read)?;
     write_limits_file(out, &limits)?;
     println!("imported {imported} table(s); wrote {}", out.display());
     Ok(())
+}
+
+/// Warns of each PNG in `dir` that the import did not read (a misspelled joint or channel name
+/// would otherwise be dropped silently), suggesting the image name it may have meant.
+fn warn_of_images_not_read(limits: &SkeletonLimits, dir: &Path, read: &[std::path::PathBuf]) {
+    let expected: Vec<String> = limits
+        .joints
+        .iter()
+        .flat_map(|limit| Channel::ALL.map(|channel| image_file_name(&limit.joint, channel)))
+        .collect();
+    let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut ignored: Vec<String> = entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.to_lowercase().ends_with(".png"))
+        .filter(|name| !read.iter().any(|p| p.file_name() == Some(name.as_ref())))
+        .collect();
+    ignored.sort();
+    for name in ignored {
+        eprintln!(
+            "warning: {} was not read: it is not named JOINT.CHANNEL.png for a joint of these limits (channels: allowed, twist_min, twist_max, stress, break_margin){}",
+            dir.join(&name).display(),
+            crate::suggest::did_you_mean(&name, &expected)
+        );
+    }
 }

@@ -116,6 +116,25 @@ fn exported_images_import_back_bit_for_bit_and_painting_them_changes_the_limits(
         "export then import keeps the table bit for bit"
     );
 
+    // An image whose name is misspelled is not read, and the import says so.
+    let misspelled = images.join("joint.twistmin.png");
+    std::fs::copy(images.join("joint.twist_min.png"), &misspelled).unwrap();
+    let output = jointlimits(&[
+        "import-images",
+        &path(&baked),
+        &path(&images),
+        "-o",
+        &path(&back),
+    ]);
+    assert!(output.status.success());
+    assert!(
+        stderr(&output).contains("joint.twistmin.png was not read")
+            && stderr(&output).contains("did you mean \"joint.twist_min.png\""),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::remove_file(&misspelled).unwrap();
+
     // An output that is one of the images read is refused, and the image is kept.
     let image = images.join("joint.twist_min.png");
     let before = std::fs::read(&image).unwrap();

@@ -24,6 +24,10 @@ pub struct Assessment {
     pub beyond_break: bool,
 }
 
+/// How many times a softened rotation beyond the softening's radius (in the kind's metric) is
+/// pulled back before the hard answer is kept.
+const SOFTENING_SHORTENINGS: usize = 4;
+
 /// A joint's rotation limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JointLimit {
@@ -69,7 +73,7 @@ impl JointLimit {
     /// coupled to their parent use ([`crate::coupled`]); other kinds ignore it.
     #[inline]
     pub fn limit_relative_in(&self, relative: Quat, context: &LimitContext) -> Limited {
-        self.softened(relative, self.region.nearest(relative, context))
+        self.softened(relative, self.region.nearest(relative, context), context)
     }
 
     /// [`JointLimit::limit_relative`] continuing a stream from the `previous` frame's
@@ -88,7 +92,7 @@ impl JointLimit {
         context: &LimitContext,
     ) -> Limited {
         let limited = self.region.nearest_continuing(relative, previous, context);
-        self.softened(relative, limited)
+        self.softened(relative, limited, context)
     }
 
     /// For kinds with a path-aware correction (tables: [`crate::table::TableLimit::first_crossing`]),
@@ -96,18 +100,41 @@ impl JointLimit {
     /// limit, softened when the limit has softening; `None` for other kinds.
     pub fn limit_relative_path_aware(&self, relative: Quat, previous: Vec4) -> Option<Limited> {
         match &self.region {
-            LimitRegion::Table(table) => {
-                Some(self.softened(relative, table.first_crossing(relative, previous)))
-            }
+            LimitRegion::Table(table) => Some(self.softened(
+                relative,
+                table.first_crossing(relative, previous),
+                &LimitContext::NONE,
+            )),
             _ => None,
         }
     }
 
-    /// `limited` with this limit's softening applied along the geodesic back to `relative`.
+    /// `limited` with this limit's softening applied along the geodesic back to `relative`,
+    /// kept within the softening's radius of the allowed rotations in the kind's own metric.
+    ///
+    /// The allowance is an angle along the geodesic, and a kind's metric can stretch it (a
+    /// twist near a half swing, Euler angles near gimbal lock, scaled limit-space axes): so the
+    /// softened rotation's violation is measured, and the step back is shortened in proportion
+    /// while it exceeds the radius (the hard answer, at no distance, always qualifies).
     #[inline]
-    fn softened(&self, relative: Quat, mut limited: Limited) -> Limited {
-        if let (Some(s), false) = (self.softening, limited.inside) {
-            limited.relative = s.apply_rotation(relative, limited.relative);
+    fn softened(&self, relative: Quat, mut limited: Limited, context: &LimitContext) -> Limited {
+        let Some(softening) = self.softening else {
+            return limited;
+        };
+        if limited.inside {
+            return limited;
+        }
+        let hard = limited.relative;
+        let mut softened = softening.apply_rotation(relative, hard);
+        for _ in 0..SOFTENING_SHORTENINGS {
+            let outside = self.region.violation(softened, context);
+            if outside <= softening.radius {
+                limited.relative = softened;
+                return limited;
+            }
+            // Shorten the step back by the share it overshoots, with a little room.
+            let share = 0.9 * softening.radius / outside;
+            softened = hard.slerp(softened, share).normalize();
         }
         limited
     }

@@ -430,3 +430,32 @@ fn a_stream_skips_the_continuing_answer_only_where_it_is_the_nearest() {
         "only {skipped} skips: the test sees too little"
     );
 }
+
+/// Softened answers of every kind stay within the softening's radius of the allowed rotations
+/// in the kind's own metric (the allowance is a geodesic angle, which a kind's metric can
+/// stretch: twists near a half swing, Euler angles near gimbal lock), and move towards the
+/// input.
+#[test]
+fn softened_answers_stay_within_the_radius_in_every_kind_metric() {
+    let mut rng = Rng(23);
+    let softening = jointlimits::Softening {
+        falloff: 1.0,
+        radius: 0.3,
+    };
+    for region in examples() {
+        let limit = JointLimit {
+            softening: Some(softening),
+            ..joint(&region)
+        };
+        for q in inputs(&region, &mut rng, 60) {
+            let local = limit.local(q);
+            let softened = limit.relative(limit.limit(local));
+            let outside = region.violation(softened, &NONE);
+            assert!(
+                outside <= softening.radius + 1e-4,
+                "{}: {q} softened to {outside} outside",
+                region.label()
+            );
+        }
+    }
+}
