@@ -54,6 +54,13 @@ fn mirrored_limits_measure_every_rotation_as_the_partner_measures_its_reflection
             let (mirrored, done) = mirror_skeleton_limits(&limits, &bvh.skeleton, Side::Left, &[])
                 .unwrap_or_else(|e| panic!("{name} {space:?} {shape}: {e}"));
             assert_eq!(done.len(), pairs.len(), "{name} {shape}");
+            // A table's distance is proven within 1e-3 rad of the least (its bounded search),
+            // so two tables may measure one rotation that much apart; other kinds are exact.
+            let precision = if matches!(shape, ShapeKind::Table(_)) {
+                1.2e-3
+            } else {
+                2e-4
+            };
             let (mut compared, mut differing, mut worst) = (0, 0, 0.0f32);
             for (left, right) in &done {
                 let (source, target) = (limit(&limits, left), limit(&mirrored, right));
@@ -65,7 +72,7 @@ fn mirrored_limits_measure_every_rotation_as_the_partner_measures_its_reflection
                     let ours = target.violation(q);
                     let gap = (theirs - ours).abs();
                     compared += 1;
-                    if gap > 2e-4 {
+                    if gap > precision {
                         differing += 1;
                         worst = worst.max(gap);
                     }
