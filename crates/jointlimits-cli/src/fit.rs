@@ -47,14 +47,6 @@ pub fn run(
     config_path: Option<&Path>,
 ) -> Result<()> {
     let started = Instant::now();
-    let authored = matches!(options.shape, jointlimits::fit::ShapeKind::Authored(_));
-    if options.hold < 1.0 && !authored && choices.config.is_none() {
-        anyhow::bail!(
-            "--hold applies to the authored kinds (euler, hinge, cone, spherical-ellipse); \
-             --shape {} holds every frame",
-            options.shape
-        );
-    }
     let clips = Clips::read(clip_paths)?;
     let inputs: Vec<&Path> = clip_paths.iter().map(PathBuf::as_path).collect();
     crate::inputs::ensure_output_is_not_an_input(out, &inputs)?;
@@ -186,14 +178,15 @@ fn print_calibrations(calibrations: &[JointCalibration]) {
         .unwrap_or(5)
         .max(5);
     println!(
-        "  {:width$}  padding°  validated acceptance  random rotations accepted",
+        "  {:width$}  padding°    held  validated acceptance  random rotations accepted",
         "joint"
     );
     for c in calibrations {
         println!(
-            "  {:width$}  {:8.2}  {:>20}  {:>25}",
+            "  {:width$}  {:8.2}  {:>6}  {:>20}  {:>25}",
             c.joint,
             c.padding.to_degrees(),
+            format!("{:.1}%", c.hold * 100.0),
             if c.validated_acceptance.is_nan() {
                 "too few frames".to_string()
             } else if c.validated_acceptance < c.accept - 1e-9 {

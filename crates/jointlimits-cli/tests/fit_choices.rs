@@ -27,6 +27,10 @@ shape = "cone"
 accept = 0.99
 
 [[joints]]
+match = "rThigh"
+hold = 0.99              # a share of the frames
+
+[[joints]]
 match = "*Pinky*"
 exclude = true
 
@@ -80,6 +84,17 @@ fn each_joint_gets_the_kind_its_rules_choose() {
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     assert_eq!(calibrated, ["rThigh", "lThigh"], "{printed}");
+    // The share held: the rule's for the right thigh; the left thigh's cone holds every frame
+    // (authored kinds leave frames out only when asked).
+    let held = |name: &str| {
+        let line = printed
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap();
+        line.split_whitespace().nth(2).unwrap().to_string()
+    };
+    assert_eq!(held("rThigh"), "99.0%", "{printed}");
+    assert_eq!(held("lThigh"), "100.0%", "{printed}");
     // The limits hold the clip they came from, except the hinges' off-axis motion.
     let check = succeed_or_violations(&["check", out.to_str().unwrap(), clip.to_str().unwrap()]);
     for line in check

@@ -7,6 +7,7 @@ use jointlimits::fit::{
     FitOptions, ShapeKind, fit_calibrated_skeleton_limits, fit_skeleton_limits,
 };
 use jointlimits::measure::tightness::rotation_acceptance;
+use jointlimits::shape::KdopDirections;
 use jointlimits::{Motion, SkeletonLimits, SpaceKind};
 use jointlimits_io::read_bvh_file;
 use jointlimits_testdata::fixture;
@@ -118,4 +119,60 @@ fn calibrated_limits_accept_the_share_asked_of_a_clip_they_never_saw() {
     );
     assert!(mean(&calibrated) > mean(&default));
     assert!(mean(&calibrated) >= 0.99, "{}", mean(&calibrated));
+}
+
+/// `salsa_10` holds a capture glitch (frames 300–318: the abdomen flung 150° about its z axis
+/// and the right foot 90° about two axes, and back): holding 99% of the frames leaves it out, so
+/// the right foot's limit shrinks to a fraction while still holding 99% of the clip.
+#[test]
+fn holding_a_share_leaves_a_capture_glitch_out_of_every_kind() {
+    let Some(path) = fixture("cmu_daz/salsa_10.bvh") else {
+        return;
+    };
+    let clip = read_bvh_file(&path).unwrap();
+    let motion = clip.to_motion();
+    let joint = clip.skeleton.find("rFoot").unwrap();
+    for (space, shape) in [
+        (SpaceKind::Full, ShapeKind::Ellipsoid),
+        (SpaceKind::Full, ShapeKind::Box),
+        (SpaceKind::Full, ShapeKind::Kdop(KdopDirections::Thirteen)),
+        (SpaceKind::SwingTwist, ShapeKind::Ellipsoid),
+        (SpaceKind::Full, ShapeKind::ReachCone),
+    ] {
+        let fit = |hold: f64| {
+            let options = FitOptions {
+                space,
+                shape,
+                hold,
+                ..FitOptions::default()
+            };
+            let limits =
+                fit_skeleton_limits(&clip.skeleton, &[&motion], &options, &|_| {}).unwrap();
+            limits
+                .joints
+                .into_iter()
+                .find(|l| l.joint == "rFoot")
+                .unwrap()
+        };
+        let (every, held) = (fit(1.0), fit(0.99));
+        let frames = motion.frame_count();
+        let inside = (0..frames)
+            .filter(|&f| held.contains(motion.frame_rotations(f)[joint]))
+            .count();
+        assert!(
+            inside as f64 >= 0.99 * frames as f64,
+            "{shape:?} {space:?}: holds {inside} of {frames}"
+        );
+        assert!(!held.contains(motion.frame_rotations(311)[joint]));
+        let (random_every, random_held) = (
+            rotation_acceptance(&every.region, 20_000, 3),
+            rotation_acceptance(&held.region, 20_000, 3),
+        );
+        println!(
+            "rFoot {shape:?} {space:?}: random rotations accepted {:.2}% holding every frame, {:.2}% holding 99%",
+            random_every * 100.0,
+            random_held * 100.0
+        );
+        assert!(random_held < 0.5 * random_every, "{shape:?} {space:?}");
+    }
 }

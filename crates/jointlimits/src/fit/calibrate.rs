@@ -32,6 +32,13 @@ const MIN_SEARCHED_MARGIN: f64 = 0.01;
 /// Random rotations on which the tightness of a calibrated limit is measured.
 const TIGHTNESS_SAMPLES: usize = 20_000;
 
+/// The shares of each joint's frames a calibration tries holding, all first.
+const HOLDS_TRIED: [f64; 4] = [1.0, 0.998, 0.995, 0.99];
+
+/// How much tighter (relatively, in random rotations accepted) a fit holding fewer frames must
+/// be to be preferred: the measure's sampling noise is well below this.
+const TIGHTER_BY: f64 = 0.05;
+
 /// What the calibration of one joint found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JointCalibration {
@@ -41,6 +48,8 @@ pub struct JointCalibration {
     pub accept: f64,
     /// The padding chosen: the base padding plus the margin, radians.
     pub padding: f64,
+    /// The share of the frames the limit was fitted to hold (the rest: outliers left out).
+    pub hold: f64,
     /// Folds the clips were split into (0 when there were too few frames to validate; then the
     /// padding is the base padding).
     pub folds: usize,
@@ -50,6 +59,13 @@ pub struct JointCalibration {
     pub validated_acceptance: f64,
     /// The share of Haar-random rotations the final limit accepts (its tightness).
     pub random_acceptance: f64,
+}
+
+impl JointCalibration {
+    /// Whether the folds accepted the share asked for (or there were too few frames to tell).
+    pub fn reaches(&self) -> bool {
+        self.validated_acceptance.is_nan() || self.validated_acceptance >= self.accept - 1e-9
+    }
 }
 
 /// One fold: the clips (or blocks) fitted on, and the rotations held out.
@@ -125,7 +141,49 @@ fn acceptance(limit: &JointLimit, reference: Quat, held_out: &[Quat]) -> (usize,
 
 /// Fits one joint like [`fit_joint_limit`] with its padding calibrated so that a share `accept`
 /// (in `(0, 1]`) of unseen frames is accepted (module docs), and reports what was found.
+///
+/// When `options` hold every frame, the fit is also calibrated holding each share of
+/// [`HOLDS_TRIED`] (leaving out the farthest outliers, [`super::outliers`]), and the tightest
+/// limit (fewest random rotations accepted) whose folds reach `accept` is kept: a burst of
+/// glitch frames in one clip otherwise grows the region for every frame, while natural motion
+/// the held share leaves out is brought back by the margin the folds call for.
 pub fn fit_calibrated_joint_limit(
+    name: &str,
+    reference: Quat,
+    relative: &[Vec<Quat>],
+    twist_axis: Vec3,
+    options: &FitOptions,
+    accept: f64,
+) -> Result<(JointLimit, JointCalibration), FitLimitsError> {
+    if options.hold < 1.0 || matches!(options.shape, super::ShapeKind::Authored(_)) {
+        // A share the user chose (authored kinds trim by their own rule: `--hold`) is kept.
+        return calibrate_holding(name, reference, relative, twist_axis, options, accept);
+    }
+    let mut best: Option<(JointLimit, JointCalibration)> = None;
+    for hold in HOLDS_TRIED {
+        let holding = FitOptions { hold, ..*options };
+        let found = calibrate_holding(name, reference, relative, twist_axis, &holding, accept)?;
+        let better = match &best {
+            None => true,
+            Some((_, kept)) => match (found.1.reaches(), kept.reaches()) {
+                (true, false) => true,
+                (false, true) => false,
+                (true, true) => {
+                    found.1.random_acceptance < kept.random_acceptance * (1.0 - TIGHTER_BY) - 1e-9
+                }
+                // Neither reaches the share: the nearer to it.
+                (false, false) => found.1.validated_acceptance > kept.validated_acceptance,
+            },
+        };
+        if better {
+            best = Some(found);
+        }
+    }
+    Ok(best.expect("at least one share is tried"))
+}
+
+/// [`fit_calibrated_joint_limit`] holding the share `options.hold` of the frames.
+fn calibrate_holding(
     name: &str,
     reference: Quat,
     relative: &[Vec<Quat>],
@@ -187,6 +245,7 @@ pub fn fit_calibrated_joint_limit(
         joint: name.to_string(),
         accept,
         padding: padded.padding,
+        hold: padded.hold,
         folds: folds.len(),
         held_out: held,
         validated_acceptance: if held == 0 {

@@ -1,5 +1,5 @@
-//! Per-joint fitting choices: which kind, space, padding and calibrated acceptance each joint
-//! gets, by name or name pattern, and which joints get no limit at all.
+//! Per-joint fitting choices: which kind, space, padding, share of frames held and calibrated
+//! acceptance each joint gets, by name or name pattern, and which joints get no limit at all.
 //!
 //! A configuration is a list of rules applied in order over the options every joint starts from:
 //! first `defaults`, then each of `joints` whose pattern matches the joint's name, a later rule's
@@ -14,6 +14,7 @@
 //! match = "*Shin"          # `*` any run of characters, `?` any one
 //! shape = "hinge"
 //! padding = 1.0            # degrees
+//! hold = 0.995             # leave out the farthest 0.5% of frames (glitches)
 //!
 //! [[joints]]
 //! match = "?Finger*"
@@ -75,6 +76,10 @@ pub struct JointRule {
     /// the largest; a rule can turn calibration off again with `accept = 0`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accept: Option<f64>,
+    /// The share of the joint's frames to hold, in (0, 1] (`fit --hold`): below 1 the outliers
+    /// are left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hold: Option<f64>,
     /// Fit no limit for the joints it matches (`true`), or fit one again after an earlier rule
     /// excluded them (`false`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,6 +194,9 @@ impl JointRule {
         }
         if let Some(padding) = self.padding {
             options.padding = padding.to_radians();
+        }
+        if let Some(hold) = self.hold {
+            options.hold = hold;
         }
         match (self.resolution, options.shape) {
             (Some(resolution), ShapeKind::Table(_)) => options.shape = ShapeKind::Table(resolution),

@@ -175,9 +175,9 @@ pub struct FitOptions {
     pub skip_frames: usize,
     /// Softening stored with every fitted limit.
     pub softening: Option<Softening>,
-    /// The share of each joint's samples an authored kind must hold, in (0, 1]: below 1 the
-    /// outliers whose removal shrinks it most are left out (`fit --hold`). Other kinds hold
-    /// every sample.
+    /// The share of each joint's samples a fitted limit must hold, in (0, 1] (`fit --hold`):
+    /// below 1 an authored kind leaves out the outliers whose removal shrinks it most, every
+    /// other kind those farthest from the joint's robust centre ([`super::outliers`]).
     #[serde(default = "hold_everything")]
     pub hold: f64,
 }
@@ -363,6 +363,15 @@ pub fn fit_joint_limit(
     twist_axis: Vec3,
     options: &FitOptions,
 ) -> Result<JointLimit, FitLimitsError> {
+    // Authored kinds leave out the outliers that shrink them most; every other kind the frames
+    // farthest from the joint's robust centre.
+    let held;
+    let relative = if options.hold < 1.0 && !matches!(options.shape, ShapeKind::Authored(_)) {
+        held = super::outliers::hold_share(relative, options.hold);
+        held.as_slice()
+    } else {
+        relative
+    };
     let all = relative.iter().flatten();
     if relative.iter().flatten().any(|q| !q.is_finite()) {
         return Err(FitLimitsError::NonFinite {

@@ -12,6 +12,7 @@ pub mod eigen;
 pub mod halfspace_intersection;
 pub mod limits;
 pub mod mirror;
+pub mod outliers;
 pub mod reach_cone;
 pub mod samples;
 pub mod subsample;
