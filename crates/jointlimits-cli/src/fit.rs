@@ -51,7 +51,10 @@ pub fn run(
     let inputs: Vec<&Path> = clip_paths.iter().map(PathBuf::as_path).collect();
     crate::inputs::ensure_output_is_not_an_input(out, &inputs)?;
     let skeleton = clips.skeleton();
-    crate::mirror::check_pair_names(skeleton, &choices.pairs)?;
+    let choices = &SkeletonFitChoices {
+        pairs: crate::mirror::resolve_pair_names(skeleton, &choices.pairs)?,
+        ..choices.clone()
+    };
     if let Some(config) = &choices.config {
         let names: Vec<&str> = skeleton.joints().iter().map(|j| j.name.as_str()).collect();
         for pattern in config.unmatched(&names) {

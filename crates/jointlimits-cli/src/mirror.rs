@@ -20,10 +20,11 @@ pub fn parse_side(text: &str) -> Result<Side, String> {
     }
 }
 
-/// Parses a pair named by hand, `LEFT=RIGHT`.
+/// Parses a pair named by hand, `LEFT=RIGHT`, split at the first `=`; a joint name holding `=`
+/// is split where the skeleton's names say ([`resolve_pair_names`]).
 pub fn parse_pair(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
-        Some((left, right)) if !left.is_empty() && !right.is_empty() && !right.contains('=') => {
+        Some((left, right)) if !left.is_empty() && !right.is_empty() => {
             Ok((left.to_string(), right.to_string()))
         }
         _ => Err(format!(
@@ -32,24 +33,50 @@ pub fn parse_pair(text: &str) -> Result<(String, String), String> {
     }
 }
 
-/// Refuses a pair naming a joint `skeleton` lacks, with the nearest name when it looks like a typo
-/// (the library's own check says only that the joint is missing).
-pub fn check_pair_names(
+/// The pairs named by hand as joints of `skeleton`: each `LEFT=RIGHT` split at the one `=` that
+/// leaves a joint name on both sides (names may hold `=`). Refuses a pair naming a joint the
+/// skeleton lacks, with the nearest name when it looks like a typo (the library's own check
+/// says only that the joint is missing), and one that splits into joints more than one way.
+pub fn resolve_pair_names(
     skeleton: &jointlimits::Skeleton,
     pairs: &[(String, String)],
-) -> Result<()> {
+) -> Result<Vec<(String, String)>> {
     let names: Vec<&str> = skeleton.joints().iter().map(|j| j.name.as_str()).collect();
+    let mut resolved = Vec::with_capacity(pairs.len());
     for (left, right) in pairs {
-        for name in [left, right] {
-            if skeleton.find(name).is_none() {
+        let text = format!("{left}={right}");
+        let splits: Vec<(&str, &str)> = text
+            .match_indices('=')
+            .map(|(at, _)| (&text[..at], &text[at + 1..]))
+            .filter(|(l, r)| skeleton.find(l).is_some() && skeleton.find(r).is_some())
+            .collect();
+        match splits.as_slice() {
+            [(l, r)] => resolved.push((l.to_string(), r.to_string())),
+            [] => {
+                // Name the side that is not a joint, as split at the first `=` (one is not, or
+                // that split would have been found).
+                let missing = if skeleton.find(left).is_none() {
+                    left
+                } else {
+                    right
+                };
                 bail!(
-                    "--pair {left}={right}: the skeleton has no joint {name:?}{}",
-                    crate::suggest::did_you_mean(name, &names)
+                    "--pair {text}: the skeleton has no joint {missing:?}{}",
+                    crate::suggest::did_you_mean(missing, &names)
                 );
             }
+            several => bail!(
+                "--pair {text}: splits into two joints in {} ways ({}); rename the joints",
+                several.len(),
+                several
+                    .iter()
+                    .map(|(l, r)| format!("{l:?} and {r:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
-    Ok(())
+    Ok(resolved)
 }
 
 /// What `jointlimits mirror` was asked to do.
@@ -103,7 +130,7 @@ pub fn run(request: &MirrorRequest) -> Result<()> {
             limits_path.display()
         ),
     };
-    check_pair_names(&skeleton, pairs)?;
+    let pairs = &resolve_pair_names(&skeleton, pairs)?;
     // Every limited joint must be a joint of the skeleton, as for `apply` and `check`.
     limits
         .per_joint(&skeleton)

@@ -75,8 +75,9 @@ fn pairs_named_by_hand_mirror_and_pool_joints_the_names_do_not_pair() {
         return;
     };
     let dir = scratch("mirror-pairs");
-    // The right shoulder renamed so that no naming habit pairs it with lShldr.
-    let clip = renamed_joint(&clip, &dir, "rShldr", "ShoulderOther");
+    // The right shoulder renamed so that no naming habit pairs it with lShldr, with an `=` in
+    // its name: `--pair` splits where the skeleton's names say.
+    let clip = renamed_joint(&clip, &dir, "rShldr", "Shoulder=Other");
     let fitted = dir.join("fitted.json");
     let fitted = fitted.to_str().unwrap();
     succeed(&["fit", &clip, "-o", fitted, "--shape", "cone"]);
@@ -90,9 +91,9 @@ fn pairs_named_by_hand_mirror_and_pool_joints_the_names_do_not_pair() {
         "-o",
         mirrored,
         "--pair",
-        "lShldr=ShoulderOther",
+        "lShldr=Shoulder=Other",
     ]);
-    assert!(printed.contains("lShldr → ShoulderOther"), "{printed}");
+    assert!(printed.contains("lShldr → Shoulder=Other"), "{printed}");
     let after = jointlimits_io::read_limits_file(mirrored.as_ref()).unwrap();
     let cone = |name: &str| match &after
         .joints
@@ -104,7 +105,7 @@ fn pairs_named_by_hand_mirror_and_pool_joints_the_names_do_not_pair() {
         jointlimits::LimitRegion::Cone(cone) => cone.max_swing,
         other => panic!("{other:?}"),
     };
-    assert_eq!(cone("lShldr"), cone("ShoulderOther"));
+    assert_eq!(cone("lShldr"), cone("Shoulder=Other"));
 
     // fit --mirror pools the pair named by hand, and says so.
     let pooled = dir.join("pooled.json");
@@ -115,9 +116,9 @@ fn pairs_named_by_hand_mirror_and_pool_joints_the_names_do_not_pair() {
         pooled.to_str().unwrap(),
         "--mirror",
         "--pair",
-        "lShldr=ShoulderOther",
+        "lShldr=Shoulder=Other",
     ]);
-    assert!(printed.contains("lShldr/ShoulderOther"), "{printed}");
+    assert!(printed.contains("lShldr/Shoulder=Other"), "{printed}");
 
     // Unusable pairs are refused, naming the joint; pairs without --mirror too; and coupled
     // limits chosen by a configuration under --mirror (mirrored samples have no parent state).
@@ -140,7 +141,7 @@ fn pairs_named_by_hand_mirror_and_pool_joints_the_names_do_not_pair() {
             "expected LEFT=RIGHT",
         ),
         (
-            vec!["fit", &clip, "-o", out, "--pair", "lShldr=ShoulderOther"],
+            vec!["fit", &clip, "-o", out, "--pair", "lShldr=Shoulder=Other"],
             "add --mirror",
         ),
         (
@@ -170,7 +171,7 @@ fn pairs_named_by_hand_mirror_and_pool_joints_the_names_do_not_pair() {
                 "-o",
                 out,
                 "--pair",
-                "lShldrr=ShoulderOther",
+                "lShldrr=Shoulder=Other",
             ],
             "did you mean \"lShldr\"",
         ),
