@@ -112,8 +112,9 @@ enum Command {
         pairs: Vec<(String, String)>,
         /// Per-joint choices (TOML if the name ends in .toml, else JSON): `defaults` and
         /// `joints` rules, each with `match` (a name, `*` and `?` allowed) and any of `shape`,
-        /// `space`, `padding` (degrees), `resolution`, `accept` (0 turns calibration off) and
-        /// `exclude = true`, applied in order over the options given here.
+        /// `space`, `padding` (degrees), `resolution`, `hold` (a share of frames), `accept` (0
+        /// turns calibration off) and `exclude = true`, applied in order over the options given
+        /// here.
         #[arg(long)]
         config: Option<PathBuf>,
     },
