@@ -21,12 +21,14 @@ const CORE_SHARE: f64 = 0.75;
 const CONCENTRATION_STEPS: usize = 4;
 
 /// The frames of `relative` (one list per clip) to hold when a share `hold` in `(0, 1]` of them
-/// must be held: every frame but the `⌊(1 − hold)·n⌋` of largest robust Mahalanobis distance
+/// must be held: every frame but the `⌊(1 − hold)·n⌋` (at most `n − 1`) of largest robust Mahalanobis distance
 /// (module docs), each clip's kept frames in their order. `hold = 1` keeps every frame.
 pub fn hold_share(relative: &[Vec<Quat>], hold: f64) -> Vec<Vec<Quat>> {
     let total: usize = relative.iter().map(Vec::len).sum();
-    // A hair of slack so that, say, 10% of 100 frames is 10 despite rounding.
-    let dropped = ((1.0 - hold.clamp(0.0, 1.0)) * total as f64 + 1e-9).floor() as usize;
+    // A hair of slack so that, say, 10% of 100 frames is 10 despite rounding; one frame is
+    // always held (a share as small as 1e-300 holds some).
+    let dropped = (((1.0 - hold.clamp(0.0, 1.0)) * total as f64 + 1e-9).floor() as usize)
+        .min(total.saturating_sub(1));
     if dropped == 0 || total < 4 {
         return relative.to_vec();
     }
@@ -147,5 +149,7 @@ mod tests {
         let still = vec![vec![Quat::IDENTITY; 100]];
         let held = hold_share(&still, 0.9);
         assert_eq!(held[0].len(), 90);
+        // However small the share, a frame is held.
+        assert_eq!(hold_share(&still, 1e-300)[0].len(), 1);
     }
 }

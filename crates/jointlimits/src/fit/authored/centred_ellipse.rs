@@ -38,6 +38,10 @@ const MAX_ITERATIONS: usize = 200_000;
 /// Radii below this are raised to it: points on a line still get an ellipse with an inside.
 const SMALLEST_RADIUS: f64 = 1e-6;
 
+/// A symmetric hull whose area is below this share of its largest radius squared is flat: its
+/// points lie on a line through the origin, well within [`SMALLEST_RADIUS`] of it.
+const FLAT: f64 = 1e-9;
+
 /// The smallest-area ellipse centred at the origin holding every point; `None` when there are
 /// none or one is not finite.
 ///
@@ -60,11 +64,28 @@ pub fn smallest_centred_ellipse(points: &[DVec2]) -> Option<CentredEllipse> {
     if points.iter().any(|p| !p.is_finite()) {
         return None;
     }
+    let mut ellipse = solve(points);
+    // A nearly flat set loses precision in the eigen-decomposition (its angle, its thin radius
+    // raised to the smallest): scaled back up to hold every point.
+    let level = points.iter().map(|&p| ellipse.level(p)).fold(0.0, f64::max);
+    if level > 1.0 {
+        ellipse.radii *= level.sqrt() * (1.0 + 1e-12);
+    }
+    Some(ellipse)
+}
+
+/// The iteration of [`smallest_centred_ellipse`] on finite `points`.
+fn solve(points: &[DVec2]) -> CentredEllipse {
     let mut symmetric: Vec<DVec2> = points.iter().flat_map(|&p| [p, -p]).collect();
     let vertices = convex_hull(&mut symmetric);
     let largest = vertices.iter().map(|p| p.length()).fold(0.0, f64::max);
-    if vertices.len() < 3 || largest < SMALLEST_RADIUS {
-        return Some(along_a_line(points));
+    if vertices.len() < 3
+        || largest < SMALLEST_RADIUS
+        || polygon_area(&vertices) < FLAT * largest * largest
+    {
+        // Points on a line through the origin (two nearly opposite points, say): the iteration
+        // below would divide by a vanishing determinant.
+        return along_a_line(points);
     }
     let n = vertices.len();
     let mut weights = vec![1.0 / n as f64; n];
@@ -78,16 +99,19 @@ pub fn smallest_centred_ellipse(points: &[DVec2]) -> Option<CentredEllipse> {
     let mut x = scatter(&weights);
     for iteration in 0..MAX_ITERATIONS {
         if x.determinant() <= 0.0 {
-            return Some(along_a_line(points));
+            return along_a_line(points);
         }
         let inverse = x.inverse();
         let g: Vec<f64> = vertices.iter().map(|p| p.dot(inverse * *p)).collect();
-        let (far, &g_far) = g.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1))?;
-        let (near, &g_near) = g
+        let far = g.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1));
+        let near = g
             .iter()
             .enumerate()
             .filter(|(i, _)| weights[*i] > 0.0)
-            .min_by(|a, b| a.1.total_cmp(b.1))?;
+            .min_by(|a, b| a.1.total_cmp(b.1));
+        let (Some((far, &g_far)), Some((near, &g_near))) = (far, near) else {
+            return along_a_line(points);
+        };
         let (gain, loss) = (g_far / 2.0 - 1.0, 1.0 - g_near / 2.0);
         if gain <= AREA_TOLERANCE && loss <= AREA_TOLERANCE {
             break;
@@ -122,7 +146,7 @@ pub fn smallest_centred_ellipse(points: &[DVec2]) -> Option<CentredEllipse> {
         .iter()
         .map(|p| p.dot(inverse * *p))
         .fold(0.0, f64::max);
-    Some(from_shape_matrix(x * level))
+    from_shape_matrix(x * level)
 }
 
 /// The ellipse `{p : pᵀ S⁻¹ p ≤ 1}` of the symmetric positive-definite `S`: radii the square
@@ -139,6 +163,14 @@ fn from_shape_matrix(s: DMat2) -> CentredEllipse {
         ),
         angle,
     }
+}
+
+/// The area of the convex polygon with counter-clockwise `vertices` (shoelace formula).
+fn polygon_area(vertices: &[DVec2]) -> f64 {
+    let n = vertices.len();
+    0.5 * (0..n)
+        .map(|i| vertices[i].perp_dot(vertices[(i + 1) % n]))
+        .sum::<f64>()
 }
 
 /// For points on a line through the origin (or at it): the thinnest ellipse along that line.
@@ -219,6 +251,26 @@ mod tests {
             }
             let brute = brute_force_area(&points);
             prop_assert!(ellipse.area() <= brute * (1.0 + 1e-6), "{} > {brute}", ellipse.area());
+        }
+    }
+
+    proptest! {
+        /// Two frames of a joint, recentred on their mean, are nearly opposite points: the
+        /// iteration's determinant vanishes there.
+        #[test]
+        fn two_nearly_opposite_points_are_held(
+            x in -2.0f64..2.0,
+            y in -1.0f64..1.0,
+            exponent in -16.0f64..-3.0,
+            along in -1.0f64..1.0,
+        ) {
+            let p = DVec2::new(x, y);
+            let off = 10f64.powf(exponent);
+            let q = -p + DVec2::new(along * off, off);
+            let ellipse = smallest_centred_ellipse(&[p, q]).unwrap();
+            for point in [p, q] {
+                prop_assert!(ellipse.level(point) <= 1.0 + 1e-6, "{point} {ellipse:?}");
+            }
         }
     }
 
