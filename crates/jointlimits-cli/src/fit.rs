@@ -180,19 +180,38 @@ fn print_calibrations(calibrations: &[JointCalibration]) {
         .max()
         .unwrap_or(5)
         .max(5);
+    // Directed margins (one per semi-axis or box face) when a joint has them.
+    let directed = |c: &JointCalibration| {
+        if c.directed_margins.is_empty() {
+            "-".to_string()
+        } else {
+            c.directed_margins
+                .iter()
+                .map(|m| format!("{:.1}", m.to_degrees()))
+                .collect::<Vec<_>>()
+                .join("/")
+        }
+    };
+    let directed_width = calibrations
+        .iter()
+        .map(|c| directed(c).len())
+        .max()
+        .unwrap_or(0)
+        .max("sides grown°".len());
     println!(
-        "  {:width$}  padding°    held  validated acceptance  random rotations accepted",
-        "joint"
+        "  {:width$}  padding°  {:directed_width$}    held  validated acceptance  random rotations accepted",
+        "joint", "sides grown°"
     );
     for c in calibrations {
         println!(
-            "  {:width$}  {:8.2}  {:>6}  {:>20}  {:>25}",
+            "  {:width$}  {:8.2}  {:>directed_width$}  {:>6}  {:>20}  {:>25}",
             c.joint,
             c.padding.to_degrees(),
+            directed(c),
             format!("{:.1}%", c.hold * 100.0),
             if c.validated_acceptance.is_nan() {
                 "too few frames".to_string()
-            } else if c.validated_acceptance < c.accept - 1e-9 {
+            } else if !c.reaches() {
                 // The largest margin tried still fell short (a hinge's off-axis motion, say).
                 format!("short: {:.2}%", c.validated_acceptance * 100.0)
             } else {

@@ -84,14 +84,14 @@ fn each_joint_gets_the_kind_its_rules_choose() {
         .filter_map(|l| l.split_whitespace().next())
         .collect();
     assert_eq!(calibrated, ["rThigh", "lThigh"], "{printed}");
-    // The share held: the rule's for the right thigh; the left thigh's cone holds every frame
-    // (authored kinds leave frames out only when asked).
+    // The share held (after the padding and the sides grown): the rule's for the right thigh;
+    // the left thigh's cone holds every frame (authored kinds leave frames out only when asked).
     let held = |name: &str| {
         let line = printed
             .lines()
             .find(|l| l.trim_start().starts_with(name))
             .unwrap();
-        line.split_whitespace().nth(2).unwrap().to_string()
+        line.split_whitespace().nth(3).unwrap().to_string()
     };
     assert_eq!(held("rThigh"), "99.0%", "{printed}");
     assert_eq!(held("lThigh"), "100.0%", "{printed}");

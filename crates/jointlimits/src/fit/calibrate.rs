@@ -12,12 +12,20 @@
 //! and the share carries over. The joint is then fitted on every clip with padding
 //! `base + margin`, and the folds are fitted again at that padding to report the acceptance
 //! actually reached on their held-out frames.
+//!
+//! Full-space boxes and ellipsoids are also grown side by side ([`super::directed_margin`]): the
+//! folds' shapes at the base padding are grown by one margin per box face or semi-axis, the
+//! smallest-volume margins under which they hold a share `P` of their held-out frames, and the
+//! limit fitted on every clip is grown by the same. Of the two, the one accepting fewer random
+//! rotations is kept.
 
 use glam::{Quat, Vec3};
 
 use super::config::{FitConfig, JointChoice};
+use super::directed_margin;
 use super::limits::{FitLimitsError, FitOptions, JointSamples, fit_each_joint, fit_joint_limit};
 use crate::measure::tightness::rotation_acceptance;
+use crate::region::{FullLimit, LimitRegion};
 use crate::{JointLimit, Motion, Skeleton, SkeletonLimits};
 
 /// Blocks a single clip is cut into for cross-validation.
@@ -48,6 +56,10 @@ pub struct JointCalibration {
     pub accept: f64,
     /// The padding chosen: the base padding plus the margin, radians.
     pub padding: f64,
+    /// Margins grown beyond `padding` side by side, radians ([`super::directed_margin`]): per
+    /// ellipsoid semi-axis (largest variance first) or per box face (`−x, +x, −y, +y, −z, +z`);
+    /// empty when the margin is the uniform one in `padding`.
+    pub directed_margins: Vec<f64>,
     /// The share of the frames the limit was fitted to hold (the rest: outliers left out).
     pub hold: f64,
     /// Folds the clips were split into (0 when there were too few frames to validate; then the
@@ -70,6 +82,13 @@ impl JointCalibration {
 
 /// One fold: the clips (or blocks) fitted on, and the rotations held out.
 type Fold = (Vec<Vec<Quat>>, Vec<Quat>);
+
+/// A fold's limit fitted at the base padding, its held-out rotations and their limit-space points.
+struct FoldFit<'a> {
+    limit: JointLimit,
+    points: Vec<Vec3>,
+    held_out: &'a [Quat],
+}
 
 /// The folds of one joint's per-clip rotations (module docs): empty when a single clip has fewer
 /// than two frames per block.
@@ -193,16 +212,25 @@ fn calibrate_holding(
 ) -> Result<(JointLimit, JointCalibration), FitLimitsError> {
     let folds = folds(relative);
     let mut violations = Vec::new();
+    // Each fold's limit at the base padding and its held-out frames' limit-space points.
+    let mut fold_fits = Vec::with_capacity(folds.len());
     for (rest, held_out) in &folds {
         let limit = fit_joint_limit(name, reference, rest, twist_axis, options)?;
+        let mut points = Vec::with_capacity(held_out.len());
         violations.extend(held_out.iter().map(|&q| {
             let limited = limited_from(&limit, reference, q);
+            points.push(limited.measured.truncate());
             if limited.inside {
                 0.0
             } else {
                 limited.violation
             }
         }));
+        fold_fits.push(FoldFit {
+            limit,
+            points,
+            held_out,
+        });
     }
     let quantile_margin = if violations.is_empty() {
         0.0
@@ -245,6 +273,7 @@ fn calibrate_holding(
         joint: name.to_string(),
         accept,
         padding: padded.padding,
+        directed_margins: Vec::new(),
         hold: padded.hold,
         folds: folds.len(),
         held_out: held,
@@ -255,7 +284,93 @@ fn calibrate_holding(
         },
         random_acceptance,
     };
-    Ok((limit, calibration))
+    let uniform = (limit, calibration);
+    let directed = directed_candidate(
+        name, reference, relative, twist_axis, options, accept, &fold_fits,
+    )?;
+    Ok(match directed {
+        Some(directed)
+            if directed.1.reaches()
+                && directed.1.random_acceptance < uniform.1.random_acceptance =>
+        {
+            directed
+        }
+        _ => uniform,
+    })
+}
+
+/// The limit grown from the base padding by [`directed_margin`] margins chosen on the folds'
+/// held-out points, with its calibration (validated on the folds' limits grown by the same
+/// margins); `None` for kinds that take no directed margin.
+fn directed_candidate(
+    name: &str,
+    reference: Quat,
+    relative: &[Vec<Quat>],
+    twist_axis: Vec3,
+    options: &FitOptions,
+    accept: f64,
+    fold_fits: &[FoldFit],
+) -> Result<Option<(JointLimit, JointCalibration)>, FitLimitsError> {
+    let search_folds: Option<Vec<directed_margin::Fold>> = fold_fits
+        .iter()
+        .map(|fit| match &fit.limit.region {
+            LimitRegion::Full(full) => Some(directed_margin::Fold {
+                shape: full.shape(),
+                held_out: &fit.points,
+            }),
+            _ => None,
+        })
+        .collect();
+    let Some(margins) = search_folds
+        .filter(|f| !f.is_empty())
+        .and_then(|f| directed_margin::directed_margins(&f, accept))
+    else {
+        return Ok(None);
+    };
+    let grow = |limit: &JointLimit| -> Option<JointLimit> {
+        let LimitRegion::Full(full) = &limit.region else {
+            return None;
+        };
+        Some(JointLimit {
+            region: LimitRegion::Full(FullLimit::new(directed_margin::grown(
+                full.shape(),
+                &margins,
+            ))),
+            ..limit.clone()
+        })
+    };
+    let (mut inside, mut held) = (0, 0);
+    for fit in fold_fits {
+        let Some(grown) = grow(&fit.limit) else {
+            return Ok(None);
+        };
+        let (i, n) = acceptance(&grown, reference, fit.held_out);
+        (inside, held) = (inside + i, held + n);
+    }
+    let base = fit_joint_limit(name, reference, relative, twist_axis, options)?;
+    let Some(limit) = grow(&base) else {
+        return Ok(None);
+    };
+    if limit.validate().is_err() {
+        return Ok(None);
+    }
+    let random_acceptance = rotation_acceptance(&limit.region, TIGHTNESS_SAMPLES, 0x7157);
+    let calibration = JointCalibration {
+        joint: name.to_string(),
+        accept,
+        padding: options.padding,
+        directed_margins: margins,
+        hold: options.hold,
+        folds: fold_fits.len(),
+        held_out: held,
+        validated_acceptance: if held == 0 {
+            f64::NAN
+        } else {
+            inside as f64 / held as f64
+        },
+        random_acceptance,
+    };
+    Ok(Some((limit, calibration)))
 }
 
 /// Choices beyond [`FitOptions`] for fitting a whole skeleton.

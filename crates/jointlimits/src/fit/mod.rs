@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod config;
 pub mod convex_hull;
 pub mod coupled;
+pub mod directed_margin;
 pub mod eigen;
 pub mod halfspace_intersection;
 pub mod limits;
