@@ -1,17 +1,21 @@
-//! Directed margins: growing a fitted box or ellipsoid by a different amount on each side, towards
-//! where the motion a fit did not see lies, instead of by one padding on every side.
+//! Directed margins: growing a fitted box, k-DOP or ellipsoid by a different amount on each side,
+//! towards where the motion a fit did not see lies, instead of by one padding on every side.
 //!
 //! A uniform margin large enough for the unseen frames that stray farthest along one axis also
 //! grows every other axis by as much: a spine whose unseen motion bends 30° further forwards gains
 //! 30° of twist it never shows. Here the margin is a vector: one amount per ellipsoid semi-axis
-//! (ordered by the principal frame's variance, largest first, so folds fitted on different clips
-//! agree on which axis is which) or per box face (`−x, +x, −y, +y, −z, +z` in the box's frame).
+//! (fitted frames order their axes by variance, largest first, so folds fitted on different clips
+//! agree on which axis is which) or per slab face (`−d₀, +d₀, −d₁, +d₁, …` for a k-DOP's
+//! directions; `−x, +x, −y, +y, −z, +z` in a box's frame).
 //!
 //! It is chosen from cross-validation folds, each a shape fitted without some frames and those
 //! frames' limit-space points: the smallest-volume margin under which a share `P` of the held-out
-//! points lie inside the folds' grown shapes. The search walks a grid of directions of margin vectors, finds by bisection the smallest length reaching `P` along each, keeps the
-//! smallest volume, then shrinks each component in turn while `P` is still reached. No fold is
-//! refitted: a fitted shape grown by a margin is exactly what fitting with that margin gives.
+//! points lie inside the folds' grown shapes. Two starts are searched: the smallest uniform margin
+//! reaching `P`, and (for ellipsoids and boxes, whose few components allow it) the best over a
+//! grid of directions of margin vectors, each bisected to the smallest length reaching `P`. From
+//! each, every component is shrunk in turn while `P` is still reached, and the smaller volume
+//! wins. No fold is refitted: a fitted shape grown by a margin is exactly what fitting with that
+//! margin gives.
 
 use glam::{DVec3, Vec3};
 
@@ -24,11 +28,12 @@ const MAX_MARGIN: f64 = std::f64::consts::PI;
 const BISECTION_STEPS: usize = 24;
 
 /// Levels per component of the grid of directions: finer for ellipsoids' 3 components than for
-/// boxes' 6 (61 and 665 directions).
+/// boxes' 6 (61 and 665 directions). k-DOPs (26 faces for 13 directions) start only from the
+/// uniform margin.
 const ELLIPSOID_LEVELS: usize = 4;
 const BOX_LEVELS: usize = 2;
 
-/// Rounds of shrinking each component in turn after the grid search.
+/// Rounds of shrinking each component in turn.
 const SHRINK_ROUNDS: usize = 3;
 
 /// One fold as the search sees it: the shape fitted without the held-out frames and their
@@ -45,21 +50,13 @@ pub fn margin_count(shape: &Shape) -> Option<usize> {
     match shape {
         Shape::Ellipsoid(_) => Some(3),
         Shape::Box(_) => Some(6),
-        Shape::Kdop(_) | Shape::Hull(_) => None,
+        Shape::Kdop(k) => Some(2 * k.directions.len()),
+        Shape::Hull(_) => None,
     }
 }
 
-/// The ellipsoid's semi-axis indices ordered by the principal frame's variance, largest first.
-///
-/// Fitted frames come from [`crate::shape::Frame::principal`], whose columns are already in that
-/// order, so this is the identity for them; it is kept explicit so the margins' meaning does not
-/// rest on it.
-fn axis_order(_: &EllipsoidShape) -> [usize; 3] {
-    [0, 1, 2]
-}
-
-/// `shape` grown by `margins` (module docs; lengths from [`margin_count`]). Components are
-/// clamped to `[0, π]`.
+/// `shape` grown by `margins` (module docs; lengths from [`margin_count`], missing entries 0).
+/// Components are clamped to `[0, π]`.
 pub fn grown(shape: &Shape, margins: &[f64]) -> Shape {
     let m = |i: usize| {
         margins
@@ -69,35 +66,39 @@ pub fn grown(shape: &Shape, margins: &[f64]) -> Shape {
             .clamp(0.0, MAX_MARGIN) as f32
     };
     match shape {
-        Shape::Ellipsoid(e) => {
-            let mut semi_axes = e.semi_axes;
-            for (rank, axis) in axis_order(e).into_iter().enumerate() {
-                semi_axes[axis] += m(rank);
-            }
-            Shape::Ellipsoid(EllipsoidShape {
-                frame: e.frame,
-                semi_axes,
-            })
-        }
+        Shape::Ellipsoid(e) => Shape::Ellipsoid(EllipsoidShape {
+            frame: e.frame,
+            semi_axes: e.semi_axes + Vec3::new(m(0), m(1), m(2)),
+        }),
         Shape::Box(b) => Shape::Box(BoxShape {
             frame: b.frame,
             min: b.min - Vec3::new(m(0), m(2), m(4)),
             max: b.max + Vec3::new(m(1), m(3), m(5)),
         }),
-        Shape::Kdop(_) | Shape::Hull(_) => shape.clone(),
+        Shape::Kdop(k) => {
+            let faces = k.directions.len();
+            let lower: Vec<f32> = (0..faces).map(|i| m(2 * i)).collect();
+            let upper: Vec<f32> = (0..faces).map(|i| m(2 * i + 1)).collect();
+            // Widening slabs that bounded a solid still bounds one.
+            k.widened(&lower, &upper)
+                .map_or_else(|| shape.clone(), Shape::Kdop)
+        }
+        Shape::Hull(_) => shape.clone(),
     }
 }
 
-/// A shape's held-out points in its own frame, with what is needed to test them against it
-/// grown by any margin.
+/// A fold's held-out points in its shape's frame, with what is needed to test them against the
+/// shape grown by any margin.
 enum Prepared {
     Ellipsoid {
         semi_axes: DVec3,
         local: Vec<DVec3>,
     },
-    Box {
-        min: DVec3,
-        max: DVec3,
+    /// Boxes and k-DOPs: `min[i] ≤ directions[i]·x ≤ max[i]` for every slab.
+    Slabs {
+        directions: Vec<DVec3>,
+        min: Vec<f64>,
+        max: Vec<f64>,
         local: Vec<DVec3>,
     },
 }
@@ -111,20 +112,31 @@ impl Prepared {
                 .collect()
         };
         match fold.shape {
-            Shape::Ellipsoid(e) => {
-                let order = axis_order(e);
-                let reorder = |v: DVec3| DVec3::new(v[order[0]], v[order[1]], v[order[2]]);
-                Some(Prepared::Ellipsoid {
-                    semi_axes: reorder(e.semi_axes.as_dvec3()),
-                    local: local(&e.frame).into_iter().map(reorder).collect(),
-                })
-            }
-            Shape::Box(b) => Some(Prepared::Box {
-                min: b.min.as_dvec3(),
-                max: b.max.as_dvec3(),
+            Shape::Ellipsoid(e) => Some(Prepared::Ellipsoid {
+                semi_axes: e.semi_axes.as_dvec3(),
+                local: local(&e.frame),
+            }),
+            Shape::Box(b) => Some(Prepared::Slabs {
+                directions: vec![DVec3::X, DVec3::Y, DVec3::Z],
+                min: b.min.as_dvec3().to_array().to_vec(),
+                max: b.max.as_dvec3().to_array().to_vec(),
                 local: local(&b.frame),
             }),
-            Shape::Kdop(_) | Shape::Hull(_) => None,
+            Shape::Kdop(k) => Some(Prepared::Slabs {
+                directions: k.directions.iter().map(|d| d.as_dvec3()).collect(),
+                min: k.min.iter().map(|&m| f64::from(m)).collect(),
+                max: k.max.iter().map(|&m| f64::from(m)).collect(),
+                local: local(&k.frame),
+            }),
+            Shape::Hull(_) => None,
+        }
+    }
+
+    /// Margin components this fold's shape takes.
+    fn components(&self) -> usize {
+        match self {
+            Prepared::Ellipsoid { .. } => 3,
+            Prepared::Slabs { directions, .. } => 2 * directions.len(),
         }
     }
 
@@ -132,36 +144,37 @@ impl Prepared {
     fn inside(&self, m: &[f64]) -> usize {
         match self {
             Prepared::Ellipsoid { semi_axes, local } => {
-                let a = *semi_axes + DVec3::new(m[0], m[1], m[2]);
-                let inverse = a.recip();
+                let inverse = (*semi_axes + DVec3::new(m[0], m[1], m[2])).recip();
                 local
                     .iter()
                     .filter(|&&x| (x * inverse).length_squared() <= 1.0)
                     .count()
             }
-            Prepared::Box { min, max, local } => {
-                let lo = *min - DVec3::new(m[0], m[2], m[4]);
-                let hi = *max + DVec3::new(m[1], m[3], m[5]);
-                local
-                    .iter()
-                    .filter(|&&x| x.cmpge(lo).all() && x.cmple(hi).all())
-                    .count()
-            }
+            Prepared::Slabs {
+                directions,
+                min,
+                max,
+                local,
+            } => local
+                .iter()
+                .filter(|&&x| {
+                    directions.iter().enumerate().all(|(i, d)| {
+                        let along = d.dot(x);
+                        along >= min[i] - m[2 * i] && along <= max[i] + m[2 * i + 1]
+                    })
+                })
+                .count(),
         }
     }
 
-    /// The log of the grown shape's volume (up to a constant).
+    /// The log of the grown shape's volume, up to a constant: exact for ellipsoids and boxes,
+    /// the sum of the slabs' log widths for k-DOPs.
     fn log_volume(&self, m: &[f64]) -> f64 {
+        let log = |width: f64| width.max(f64::MIN_POSITIVE).ln();
         match self {
-            Prepared::Ellipsoid { semi_axes, .. } => (0..3)
-                .map(|i| (semi_axes[i] + m[i]).max(f64::MIN_POSITIVE).ln())
-                .sum(),
-            Prepared::Box { min, max, .. } => (0..3)
-                .map(|i| {
-                    (max[i] - min[i] + m[2 * i] + m[2 * i + 1])
-                        .max(f64::MIN_POSITIVE)
-                        .ln()
-                })
+            Prepared::Ellipsoid { semi_axes, .. } => (0..3).map(|i| log(semi_axes[i] + m[i])).sum(),
+            Prepared::Slabs { min, max, .. } => (0..min.len())
+                .map(|i| log(max[i] - min[i] + m[2 * i] + m[2 * i + 1]))
                 .sum(),
         }
     }
@@ -181,75 +194,102 @@ fn direction_grid(components: usize, levels: usize) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// The smallest-volume margin vector (module docs) under which at least a share `accept` of the
-/// folds' held-out points lie inside their grown shapes; `None` when the shapes take no directed
-/// margin, disagree in kind, or no margin up to π reaches the share.
-pub fn directed_margins(folds: &[Fold], accept: f64) -> Option<Vec<f64>> {
-    let count = margin_count(folds.first()?.shape)?;
-    let prepared: Vec<Prepared> = folds.iter().map(Prepared::of).collect::<Option<_>>()?;
-    let same_kind = folds.iter().all(|f| margin_count(f.shape) == Some(count))
-        && prepared
-            .iter()
-            .all(|p| matches!(p, Prepared::Ellipsoid { .. }) == (count == 3));
-    if !same_kind {
-        return None;
+/// The search over folds prepared for it.
+struct Search {
+    prepared: Vec<Prepared>,
+    components: usize,
+    needed: usize,
+}
+
+impl Search {
+    fn reaches(&self, m: &[f64]) -> bool {
+        self.prepared.iter().map(|p| p.inside(m)).sum::<usize>() >= self.needed
     }
-    let total: usize = folds.iter().map(|f| f.held_out.len()).sum();
-    let needed = (accept * total as f64 - 1e-9).ceil().max(0.0) as usize;
-    let reaches = |m: &[f64]| prepared.iter().map(|p| p.inside(m)).sum::<usize>() >= needed;
-    let log_volume = |m: &[f64]| prepared.iter().map(|p| p.log_volume(m)).sum::<f64>();
-    let zero = vec![0.0; count];
-    if reaches(&zero) {
-        return Some(zero);
+
+    fn log_volume(&self, m: &[f64]) -> f64 {
+        self.prepared.iter().map(|p| p.log_volume(m)).sum()
     }
-    // The smallest `t` in `[lo, hi]` with `reaches(along(t))`, given that `hi` reaches.
-    let bisect = |along: &dyn Fn(f64) -> Vec<f64>, mut lo: f64, mut hi: f64| -> f64 {
+
+    /// The smallest `t` in `[0, 1]` with `reaches(along(t))`, given that `along(1)` reaches.
+    fn bisect(&self, along: impl Fn(f64) -> Vec<f64>) -> f64 {
+        let (mut lo, mut hi) = (0.0, 1.0);
         for _ in 0..BISECTION_STEPS {
             let mid = 0.5 * (lo + hi);
-            if reaches(&along(mid)) {
+            if self.reaches(&along(mid)) {
                 hi = mid;
             } else {
                 lo = mid;
             }
         }
         hi
-    };
-    let levels = if count == 3 {
-        ELLIPSOID_LEVELS
-    } else {
-        BOX_LEVELS
-    };
-    let mut best: Option<(f64, Vec<f64>)> = None;
-    for direction in direction_grid(count, levels) {
-        // The largest component reaches π at t = 1.
-        let along = |t: f64| -> Vec<f64> { direction.iter().map(|w| t * MAX_MARGIN * w).collect() };
-        if !reaches(&along(1.0)) {
-            continue;
-        }
-        let margins = along(bisect(&along, 0.0, 1.0));
-        let volume = log_volume(&margins);
-        if best.as_ref().is_none_or(|(v, _)| volume < *v) {
-            best = Some((volume, margins));
-        }
     }
-    let (_, mut margins) = best?;
-    // Each component shrunk as far as the share allows, the others held.
-    for _ in 0..SHRINK_ROUNDS {
-        for i in 0..count {
-            let current = margins[i];
-            if current == 0.0 {
-                continue;
+
+    /// The margin `t·π·direction` with the smallest `t` reaching the share, if any.
+    fn along(&self, direction: &[f64]) -> Option<Vec<f64>> {
+        let at = |t: f64| -> Vec<f64> { direction.iter().map(|w| t * MAX_MARGIN * w).collect() };
+        self.reaches(&at(1.0)).then(|| at(self.bisect(at)))
+    }
+
+    /// `margins` with each component in turn shrunk as far as the share allows.
+    fn shrunk(&self, mut margins: Vec<f64>) -> Vec<f64> {
+        for _ in 0..SHRINK_ROUNDS {
+            for i in 0..self.components {
+                let current = margins[i];
+                if current == 0.0 {
+                    continue;
+                }
+                let base = margins.clone();
+                margins[i] = current
+                    * self.bisect(|t| {
+                        let mut m = base.clone();
+                        m[i] = t * current;
+                        m
+                    });
             }
-            let base = margins.clone();
-            let along = |t: f64| -> Vec<f64> {
-                let mut m = base.clone();
-                m[i] = t * current;
-                m
-            };
-            margins[i] = bisect(&along, 0.0, 1.0) * current;
         }
+        margins
     }
-    Some(margins)
+}
+
+/// The smallest-volume margin vector (module docs) under which at least a share `accept` of the
+/// folds' held-out points lie inside their grown shapes; `None` when the shapes take no directed
+/// margin, disagree in kind or face count, or growing every side by π does not reach the share.
+pub fn directed_margins(folds: &[Fold], accept: f64) -> Option<Vec<f64>> {
+    let components = margin_count(folds.first()?.shape)?;
+    let prepared: Vec<Prepared> = folds.iter().map(Prepared::of).collect::<Option<_>>()?;
+    let ellipsoid = matches!(prepared[0], Prepared::Ellipsoid { .. });
+    let same_kind = prepared.iter().all(|p| {
+        p.components() == components && matches!(p, Prepared::Ellipsoid { .. }) == ellipsoid
+    });
+    if !same_kind {
+        return None;
+    }
+    let total: usize = folds.iter().map(|f| f.held_out.len()).sum();
+    let search = Search {
+        prepared,
+        components,
+        needed: (accept * total as f64 - 1e-9).ceil().max(0.0) as usize,
+    };
+    if search.reaches(&vec![0.0; components]) {
+        return Some(vec![0.0; components]);
+    }
+    let mut starts: Vec<Vec<f64>> = search.along(&vec![1.0; components]).into_iter().collect();
+    let levels = match components {
+        3 if ellipsoid => Some(ELLIPSOID_LEVELS),
+        6 if !ellipsoid => Some(BOX_LEVELS),
+        _ => None,
+    };
+    if let Some(levels) = levels {
+        let best_on_grid = direction_grid(components, levels)
+            .iter()
+            .filter_map(|direction| search.along(direction))
+            .min_by(|a, b| search.log_volume(a).total_cmp(&search.log_volume(b)));
+        starts.extend(best_on_grid);
+    }
+    starts
+        .into_iter()
+        .map(|start| search.shrunk(start))
+        .min_by(|a, b| search.log_volume(a).total_cmp(&search.log_volume(b)))
 }
 
 #[cfg(test)]
@@ -321,6 +361,37 @@ mod tests {
     }
 
     #[test]
+    fn a_kdop_grows_only_the_faces_the_unseen_points_pass() {
+        let cloud: Vec<DVec3> = (0..8)
+            .map(|i| DVec3::new(f64::from(i & 1), f64::from(i >> 1 & 1), f64::from(i >> 2)) - 0.5)
+            .collect();
+        let shape =
+            Shape::Kdop(KdopShape::fit(&cloud, &cloud, KdopDirections::Thirteen, 0.0).unwrap());
+        // Unseen points straight out of one face of the cube, up to 0.3 past it.
+        let Shape::Kdop(k) = &shape else {
+            unreachable!()
+        };
+        let out = k.frame.to_world(Vec3::new(0.0, 0.0, 0.8));
+        let held_out: Vec<Vec3> = (0..20).map(|i| out * (i as f32 / 19.0)).collect();
+        let folds = [Fold {
+            shape: &shape,
+            held_out: &held_out,
+        }];
+        let margins = directed_margins(&folds, 1.0).unwrap();
+        let grown_faces = margins.iter().filter(|&&m| m > 1e-6).count();
+        // The z face, and diagonal slabs the point passes too, but far from all 26.
+        assert!((1..=5).contains(&grown_faces), "{margins:?}");
+        let Shape::Kdop(wider) = grown(&shape, &margins) else {
+            unreachable!()
+        };
+        assert!(
+            held_out
+                .iter()
+                .all(|&p| Shape::Kdop(wider.clone()).contains(p))
+        );
+    }
+
+    #[test]
     fn points_already_inside_need_no_margin() {
         let shape = Shape::Ellipsoid(EllipsoidShape {
             frame: Frame::axis_aligned(),
@@ -334,7 +405,7 @@ mod tests {
         assert_eq!(directed_margins(&folds, 1.0), Some(vec![0.0; 3]));
     }
 
-    use crate::shape::LimitShape;
+    use crate::shape::{KdopDirections, KdopShape, LimitShape};
     use glam::{Mat3, Quat};
     use proptest::prelude::*;
 
@@ -344,8 +415,26 @@ mod tests {
         points.iter().filter(|&&p| shape.contains(p)).count()
     }
 
-    /// A box or ellipsoid in a turned frame off the origin.
+    /// A 13-DOP fitted to a random cloud of points.
+    fn any_kdop() -> impl Strategy<Value = Shape> {
+        prop::collection::vec(prop::array::uniform3(-1.5f64..1.5), 4..30).prop_filter_map(
+            "a solid",
+            |cloud| {
+                let cloud: Vec<DVec3> = cloud.into_iter().map(DVec3::from).collect();
+                KdopShape::fit(&cloud, &cloud, KdopDirections::Thirteen, 0.01)
+                    .ok()
+                    .map(Shape::Kdop)
+            },
+        )
+    }
+
+    /// A box, an ellipsoid (in turned frames off the origin) or a k-DOP.
     fn any_shape() -> impl Strategy<Value = Shape> {
+        prop_oneof![any_box_or_ellipsoid(), any_kdop()]
+    }
+
+    /// A box or ellipsoid in a turned frame off the origin.
+    fn any_box_or_ellipsoid() -> impl Strategy<Value = Shape> {
         (
             any::<bool>(),
             prop::array::uniform4(-1.0f32..1.0),

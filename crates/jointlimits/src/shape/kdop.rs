@@ -129,6 +129,23 @@ impl KdopShape {
         KdopShape::try_from(data).map_err(|_| FitError::NoVolume)
     }
 
+    /// The k-DOP with each slab `i` widened by `lower[i]` below and `upper[i]` above (missing
+    /// entries: 0); `None` when the result bounds no solid.
+    pub fn widened(&self, lower: &[f32], upper: &[f32]) -> Option<KdopShape> {
+        let by = |margins: &[f32], i: usize| margins.get(i).copied().unwrap_or(0.0);
+        let data = KdopData {
+            frame: self.frame,
+            directions: self.directions.clone(),
+            min: (0..self.min.len())
+                .map(|i| self.min[i] - by(lower, i))
+                .collect(),
+            max: (0..self.max.len())
+                .map(|i| self.max[i] + by(upper, i))
+                .collect(),
+        };
+        KdopShape::try_from(data).ok()
+    }
+
     /// A valid frame, unit slab directions and bounded, ordered slab intervals (see
     /// [`crate::validation`]); the slabs were checked to bound a solid when it was built.
     pub fn validate(&self) -> Result<(), InvalidField> {
