@@ -135,7 +135,12 @@ fn unusable_configurations_name_the_file_and_the_place() {
         (
             "c.json",
             "{\"defaults\": {\"padding\": 200}}",
-            "c.json: defaults: --padding",
+            "c.json: defaults: padding: 3.49065850399 rad (200°)",
+        ),
+        (
+            "f.toml",
+            "[[joints]]\nmatch = \"*Shin\"\nhold = 2.0\n",
+            "f.toml: joints[0] (match \"*Shin\"): hold: 2 is not a share in (0, 1]",
         ),
         (
             "d.json",

@@ -270,23 +270,15 @@ fn calibrate_holding(
     }
     let (padded, inside, held) = best;
     let limit = fit_joint_limit(name, reference, relative, twist_axis, &padded)?;
-    let random_acceptance = rotation_acceptance(&limit.region, TIGHTNESS_SAMPLES, 0x7157);
-    let calibration = JointCalibration {
-        joint: name.to_string(),
+    let uniform = calibrated(
+        name,
         accept,
-        padding: padded.padding,
-        directed_margins: Vec::new(),
-        hold: padded.hold,
-        folds: folds.len(),
-        held_out: held,
-        validated_acceptance: if held == 0 {
-            f64::NAN
-        } else {
-            inside as f64 / held as f64
-        },
-        random_acceptance,
-    };
-    let uniform = (limit, calibration);
+        limit,
+        &padded,
+        Vec::new(),
+        folds.len(),
+        (inside, held),
+    );
     let directed = directed_candidate(
         name, reference, relative, twist_axis, options, accept, &fold_fits,
     )?;
@@ -361,14 +353,37 @@ fn directed_candidate(
     if limit.validate().is_err() {
         return Ok(None);
     }
+    Ok(Some(calibrated(
+        name,
+        accept,
+        limit,
+        options,
+        margins,
+        fold_fits.len(),
+        (inside, held),
+    )))
+}
+
+/// A candidate limit with its calibration record: fitted with `fitted`'s padding and hold, grown
+/// by `directed_margins`, its folds accepting `inside` of `held` held-out frames; its tightness
+/// is measured here.
+fn calibrated(
+    name: &str,
+    accept: f64,
+    limit: JointLimit,
+    fitted: &FitOptions,
+    directed_margins: Vec<f64>,
+    folds: usize,
+    (inside, held): (usize, usize),
+) -> (JointLimit, JointCalibration) {
     let random_acceptance = rotation_acceptance(&limit.region, TIGHTNESS_SAMPLES, 0x7157);
     let calibration = JointCalibration {
         joint: name.to_string(),
         accept,
-        padding: options.padding,
-        directed_margins: margins,
-        hold: options.hold,
-        folds: fold_fits.len(),
+        padding: fitted.padding,
+        directed_margins,
+        hold: fitted.hold,
+        folds,
         held_out: held,
         validated_acceptance: if held == 0 {
             f64::NAN
@@ -377,7 +392,7 @@ fn directed_candidate(
         },
         random_acceptance,
     };
-    Ok(Some((limit, calibration)))
+    (limit, calibration)
 }
 
 /// Choices beyond [`FitOptions`] for fitting a whole skeleton.

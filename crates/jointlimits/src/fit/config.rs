@@ -140,7 +140,13 @@ impl FitConfig {
                 )));
             }
             let options = fields.apply(FitOptions::default());
-            options.validate().map_err(|e| fail(e.to_string()))?;
+            options.validate().map_err(|e| match e {
+                // Named as the file names the field, not as the command line's flag.
+                super::FitLimitsError::Option { option, problem } => {
+                    fail(format!("{option}: {problem}"))
+                }
+                other => fail(other.to_string()),
+            })?;
         }
         Ok(())
     }
