@@ -86,6 +86,7 @@ pub fn run(request: &BakeRequest) -> Result<()> {
     }
     // The file no longer holds what a fit made.
     limits.fitted_with = None;
+    limits.fitted_joints.clear();
     write_limits_file(request.out, &limits)?;
     let mut out = std::io::stdout().lock();
     print_report(&rows, request.samples, &mut out)?;

@@ -148,6 +148,7 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
         warn_of_images_not_read(&limits, dir, &images_read);
     }
     limits.fitted_with = None;
+    limits.fitted_joints.clear();
     let images_read: Vec<&Path> = images_read.iter().map(|p| p.as_path()).collect();
     inputs::ensure_output_is_not_an_input(out, &images_read)?;
     write_limits_file(out, &limits)?;

@@ -95,6 +95,20 @@ fn each_joint_gets_the_kind_its_rules_choose() {
     };
     assert_eq!(held("rThigh"), "99.0%", "{printed}");
     assert_eq!(held("lThigh"), "100.0%", "{printed}");
+    // The file records the defaults once and each joint fitted otherwise: the kind its rule
+    // chose, or what the calibration chose (enough to fit it again alone).
+    let common = limits.fitted_with.unwrap();
+    assert_eq!(common.shape.to_string(), "box");
+    let record = |name: &str| limits.fitted_joints.iter().find(|r| r.joint == name);
+    assert_eq!(record("lShin").unwrap().options.shape.to_string(), "hinge");
+    assert!((record("lShin").unwrap().options.padding - 1f64.to_radians()).abs() < 1e-12);
+    assert_eq!(
+        record("lShldr").unwrap().options.shape.to_string(),
+        "table32"
+    );
+    let thigh = record("rThigh").unwrap();
+    assert_eq!((thigh.accept, thigh.options.hold), (Some(0.99), 0.99));
+    assert!(record("neck").is_none() && record("lPinky1").is_none());
     // The limits hold the clip they came from, except the hinges' off-axis motion.
     let check = succeed_or_violations(&["check", out.to_str().unwrap(), clip.to_str().unwrap()]);
     for line in check

@@ -148,3 +148,32 @@ fn the_right_side_mirrored_from_the_left_against_its_own_fit() {
         assert!(figures[0] >= 0.999 && figures[1] >= 0.85, "{figures:?}");
     }
 }
+
+/// A mirrored joint was fitted as its source was: the source's fit record (a configuration's
+/// choice, a calibration's margin) follows it to the other side, replacing the target's own.
+#[test]
+fn fit_records_follow_the_mirrored_joints() {
+    let Some(path) = fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let bvh = read_bvh_file(&path).unwrap();
+    let clip = bvh.to_motion();
+    let mut limits = fit(&bvh, &clip, SpaceKind::Full, ShapeKind::Ellipsoid);
+    let options = FitOptions {
+        padding: 0.2,
+        ..limits.fitted_with.unwrap()
+    };
+    let record = |joint: &str, accept| jointlimits::JointFitRecord {
+        joint: joint.into(),
+        options,
+        accept,
+        directed_margins: vec![0.1, 0.0, 0.3],
+    };
+    limits.fitted_joints = vec![record("lShldr", Some(0.99)), record("rThigh", None)];
+    let (mirrored, _) = mirror_skeleton_limits(&limits, &bvh.skeleton, Side::Left, &[]).unwrap();
+    let find = |name: &str| mirrored.fitted_joints.iter().find(|r| r.joint == name);
+    assert_eq!(find("rShldr"), Some(&record("rShldr", Some(0.99))));
+    assert_eq!(find("lShldr"), Some(&record("lShldr", Some(0.99))));
+    // The right thigh is now the left one's mirror image, which was fitted with the defaults.
+    assert!(find("rThigh").is_none());
+}

@@ -65,7 +65,7 @@ pub use motion::Motion;
 pub use region::{FullLimit, LimitRegion, SwingTwistLimit};
 pub use shape::{LimitShape, Shape};
 pub use skeleton::{GlobalPose, Joint, Pose, Skeleton, SkeletonError};
-pub use skeleton_limits::{LimitsError, SkeletonLimits};
+pub use skeleton_limits::{JointFitRecord, LimitsError, SkeletonLimits};
 pub use skeleton_record::{SkeletonDifference, SkeletonRecord};
 pub use soften::Softening;
 pub use space::SpaceKind;

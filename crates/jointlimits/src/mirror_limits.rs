@@ -277,6 +277,14 @@ pub fn mirror_skeleton_limits(
             Some(slot) => *slot = mirrored,
             None => out.joints.push(mirrored),
         }
+        // The target was fitted as its source was: its record (if any) follows.
+        out.fitted_joints.retain(|record| record.joint != target);
+        if let Some(record) = limits.fitted_joints.iter().find(|r| r.joint == source) {
+            out.fitted_joints.push(crate::JointFitRecord {
+                joint: target.clone(),
+                ..record.clone()
+            });
+        }
         done.push((source, target));
     }
     Ok((out, done))

@@ -25,12 +25,34 @@ pub struct SkeletonLimits {
     /// How the limits were fitted, when they were.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fitted_with: Option<FitOptions>,
+    /// The joints fitted otherwise than `fitted_with` says (a configuration's per-joint choices,
+    /// or the margin and share held that `fit --accept` chose), each with what it was fitted
+    /// with: enough to fit that joint again alone.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fitted_joints: Vec<JointFitRecord>,
     /// The skeleton the limits were made for, when recorded (files that `fit` writes record it;
     /// hand-written files may leave it out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skeleton: Option<SkeletonRecord>,
     /// One limit per limited joint.
     pub joints: Vec<JointLimit>,
+}
+
+/// How one joint was fitted, where that differs from the file's `fitted_with`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JointFitRecord {
+    /// The joint.
+    pub joint: String,
+    /// The options its limit was fitted with (for a calibrated joint: the padding and share
+    /// held the calibration chose).
+    pub options: FitOptions,
+    /// The share of unseen frames its margin was calibrated to accept (`fit --accept`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept: Option<f64>,
+    /// Margins grown side by side beyond `options.padding` (radians), when the calibration
+    /// chose them ([`crate::fit::calibrate::JointCalibration::directed_margins`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub directed_margins: Vec<f64>,
 }
 
 /// Why limits cannot be used.
@@ -85,6 +107,7 @@ impl SkeletonLimits {
             format: FORMAT_NAME.to_string(),
             version: FORMAT_VERSION,
             fitted_with,
+            fitted_joints: Vec::new(),
             skeleton: None,
             joints,
         }

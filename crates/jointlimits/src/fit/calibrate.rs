@@ -28,7 +28,7 @@ use super::limits::{FitLimitsError, FitOptions, JointSamples, fit_each_joint, fi
 use crate::measure::tightness::rotation_acceptance;
 use crate::region::{FullLimit, LimitRegion};
 use crate::shape::Shape;
-use crate::{JointLimit, Motion, Skeleton, SkeletonLimits};
+use crate::{JointFitRecord, JointLimit, Motion, Skeleton, SkeletonLimits};
 
 /// Blocks a single clip is cut into for cross-validation.
 pub const TIME_BLOCKS: usize = 4;
@@ -488,8 +488,8 @@ pub fn fit_skeleton_limits_with(
                 ),
             });
         }
-        match choice.accept {
-            None => joint.fit(&choice.options).map(|limit| Some((limit, None))),
+        let fitted = match choice.accept {
+            None => joint.fit(&choice.options).map(|limit| (limit, None)),
             Some(_) if matches!(choice.options.shape, super::ShapeKind::Coupled(_)) => {
                 Err(FitLimitsError::Option {
                     option: "accept",
@@ -507,12 +507,21 @@ pub fn fit_skeleton_limits_with(
                 &choice.options,
                 accept,
             )
-            .map(|(limit, calibration)| Some((limit, Some(calibration)))),
-        }
+            .map(|(limit, calibration)| (limit, Some(calibration))),
+        }?;
+        Ok(Some((fitted, choice)))
     };
     let mirror = choices.mirror.then_some(choices.pairs.as_slice());
     let fitted = fit_each_joint(skeleton, clips, options, mirror, progress, &fit)?;
-    let (limits, calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().flatten().unzip();
+    let (fitted, joint_choices): (Vec<_>, Vec<_>) = fitted.into_iter().flatten().unzip();
+    let (limits, calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().unzip();
+    // The file records the options most joints got (the configuration's defaults over the
+    // command line's), and each joint fitted otherwise.
+    let common = choices
+        .config
+        .as_ref()
+        .map_or(*options, |config| config.defaults_over(options));
+    let fitted_joints = fit_records(&limits, &calibrations, &joint_choices, &common);
     if limits.is_empty() && skeleton.len() > 1 {
         return Err(FitLimitsError::Option {
             option: "config",
@@ -520,8 +529,38 @@ pub fn fit_skeleton_limits_with(
         });
     }
     let calibrations: Vec<JointCalibration> = calibrations.into_iter().flatten().collect();
-    let limits = SkeletonLimits::new(limits, Some(*options)).for_skeleton(skeleton);
+    let mut limits = SkeletonLimits::new(limits, Some(common)).for_skeleton(skeleton);
+    limits.fitted_joints = fitted_joints;
     Ok((limits, (!calibrations.is_empty()).then_some(calibrations)))
+}
+
+/// What each joint was fitted with, for the joints fitted otherwise than `options` alone says:
+/// a configuration's choices, or a calibration's padding, share held and directed margins.
+fn fit_records(
+    limits: &[JointLimit],
+    calibrations: &[Option<JointCalibration>],
+    choices: &[JointChoice],
+    options: &FitOptions,
+) -> Vec<JointFitRecord> {
+    limits
+        .iter()
+        .zip(calibrations)
+        .zip(choices)
+        .filter_map(|((limit, calibration), choice)| {
+            let mut record = JointFitRecord {
+                joint: limit.joint.clone(),
+                options: choice.options,
+                accept: choice.accept,
+                directed_margins: Vec::new(),
+            };
+            if let Some(calibration) = calibration {
+                record.options.padding = calibration.padding;
+                record.options.hold = calibration.hold;
+                record.directed_margins = calibration.directed_margins.clone();
+            }
+            (record.options != *options || record.accept.is_some()).then_some(record)
+        })
+        .collect()
 }
 
 #[cfg(test)]

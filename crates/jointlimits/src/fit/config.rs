@@ -151,6 +151,11 @@ impl FitConfig {
         Ok(())
     }
 
+    /// `base` with the `defaults` rule applied: what a joint no `joints` rule matches gets.
+    pub fn defaults_over(&self, base: &FitOptions) -> FitOptions {
+        self.defaults.apply(*base)
+    }
+
     /// What the joint `name` is fitted with, starting from `base` and `base_accept` (the
     /// command line's): the rules that match applied in order, or `None` when one excludes it.
     pub fn choice_for(
