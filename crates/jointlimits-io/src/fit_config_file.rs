@@ -95,7 +95,9 @@ mod tests {
         let error = parse_fit_config("[defaults]\npadding = 400\n", "b.toml").unwrap_err();
         assert_eq!(error.place, None);
         assert!(
-            error.to_string().starts_with("b.toml: defaults: --padding"),
+            error
+                .to_string()
+                .starts_with("b.toml: defaults: padding: 6.98131700798 rad (400°)"),
             "{error}"
         );
         let error = parse_fit_config("{\"joints\": [{\"match\": 3}]}", "c.json").unwrap_err();
