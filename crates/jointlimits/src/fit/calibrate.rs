@@ -85,6 +85,22 @@ impl JointCalibration {
 /// One fold: the clips (or blocks) fitted on, and the rotations held out.
 type Fold = (Vec<Vec<Quat>>, Vec<Quat>);
 
+/// The joint being calibrated: what [`fit_joint_limit`] fits it from.
+#[derive(Clone, Copy)]
+struct Joint<'a> {
+    name: &'a str,
+    reference: Quat,
+    relative: &'a [Vec<Quat>],
+    twist_axis: Vec3,
+}
+
+impl Joint<'_> {
+    /// Its limit fitted to `clips` (all of its clips, or a fold's) with `options`.
+    fn fit(&self, clips: &[Vec<Quat>], options: &FitOptions) -> Result<JointLimit, FitLimitsError> {
+        fit_joint_limit(self.name, self.reference, clips, self.twist_axis, options)
+    }
+}
+
 /// A fold's limit fitted at the base padding, its held-out rotations and their limit-space points.
 struct FoldFit<'a> {
     limit: JointLimit,
@@ -176,14 +192,20 @@ pub fn fit_calibrated_joint_limit(
     options: &FitOptions,
     accept: f64,
 ) -> Result<(JointLimit, JointCalibration), FitLimitsError> {
+    let joint = Joint {
+        name,
+        reference,
+        relative,
+        twist_axis,
+    };
     if options.hold < 1.0 || matches!(options.shape, super::ShapeKind::Authored(_)) {
         // A share the user chose (authored kinds trim by their own rule: `--hold`) is kept.
-        return calibrate_holding(name, reference, relative, twist_axis, options, accept);
+        return calibrate_holding(joint, options, accept);
     }
     let mut best: Option<(JointLimit, JointCalibration)> = None;
     for hold in HOLDS_TRIED {
         let holding = FitOptions { hold, ..*options };
-        let found = calibrate_holding(name, reference, relative, twist_axis, &holding, accept)?;
+        let found = calibrate_holding(joint, &holding, accept)?;
         let better = match &best {
             None => true,
             Some((_, kept)) => match (found.1.reaches(), kept.reaches()) {
@@ -205,22 +227,19 @@ pub fn fit_calibrated_joint_limit(
 
 /// [`fit_calibrated_joint_limit`] holding the share `options.hold` of the frames.
 fn calibrate_holding(
-    name: &str,
-    reference: Quat,
-    relative: &[Vec<Quat>],
-    twist_axis: Vec3,
+    joint: Joint,
     options: &FitOptions,
     accept: f64,
 ) -> Result<(JointLimit, JointCalibration), FitLimitsError> {
-    let folds = folds(relative);
+    let folds = folds(joint.relative);
     let mut violations = Vec::new();
     // Each fold's limit at the base padding and its held-out frames' limit-space points.
     let mut fold_fits = Vec::with_capacity(folds.len());
     for (rest, held_out) in &folds {
-        let limit = fit_joint_limit(name, reference, rest, twist_axis, options)?;
+        let limit = joint.fit(rest, options)?;
         let mut points = Vec::with_capacity(held_out.len());
         violations.extend(held_out.iter().map(|&q| {
-            let limited = limited_from(&limit, reference, q);
+            let limited = limited_from(&limit, joint.reference, q);
             points.push(limited.measured.truncate());
             if limited.inside {
                 0.0
@@ -248,8 +267,8 @@ fn calibrate_holding(
         };
         let (mut inside, mut held) = (0, 0);
         for (rest, held_out) in &folds {
-            let limit = fit_joint_limit(name, reference, rest, twist_axis, &padded)?;
-            let (i, n) = acceptance(&limit, reference, held_out);
+            let limit = joint.fit(rest, &padded)?;
+            let (i, n) = acceptance(&limit, joint.reference, held_out);
             (inside, held) = (inside + i, held + n);
         }
         Ok((padded, inside, held))
@@ -269,9 +288,9 @@ fn calibrate_holding(
         best = validate((quantile_margin * factor).max(MIN_SEARCHED_MARGIN * factor))?;
     }
     let (padded, inside, held) = best;
-    let limit = fit_joint_limit(name, reference, relative, twist_axis, &padded)?;
+    let limit = joint.fit(joint.relative, &padded)?;
     let uniform = calibrated(
-        name,
+        joint.name,
         accept,
         limit,
         &padded,
@@ -279,9 +298,7 @@ fn calibrate_holding(
         folds.len(),
         (inside, held),
     );
-    let directed = directed_candidate(
-        name, reference, relative, twist_axis, options, accept, &fold_fits,
-    )?;
+    let directed = directed_candidate(joint, options, accept, &fold_fits)?;
     Ok(match directed {
         Some(directed)
             if directed.1.reaches()
@@ -297,10 +314,7 @@ fn calibrate_holding(
 /// held-out points, with its calibration (validated on the folds' limits grown by the same
 /// margins); `None` for kinds that take no directed margin.
 fn directed_candidate(
-    name: &str,
-    reference: Quat,
-    relative: &[Vec<Quat>],
-    twist_axis: Vec3,
+    joint: Joint,
     options: &FitOptions,
     accept: f64,
     fold_fits: &[FoldFit],
@@ -343,10 +357,10 @@ fn directed_candidate(
         let Some(grown) = grow(&fit.limit) else {
             return Ok(None);
         };
-        let (i, n) = acceptance(&grown, reference, fit.held_out);
+        let (i, n) = acceptance(&grown, joint.reference, fit.held_out);
         (inside, held) = (inside + i, held + n);
     }
-    let base = fit_joint_limit(name, reference, relative, twist_axis, options)?;
+    let base = joint.fit(joint.relative, options)?;
     let Some(limit) = grow(&base) else {
         return Ok(None);
     };
@@ -354,7 +368,7 @@ fn directed_candidate(
         return Ok(None);
     }
     Ok(Some(calibrated(
-        name,
+        joint.name,
         accept,
         limit,
         options,
