@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::channels::Channel;
 use super::grid::VertexGrid;
 use super::limit::{RESOLUTIONS, TableLimit};
+use super::swing_set::fold_pairs;
 
 /// The one encoding written and read.
 pub const ENCODING: &str = "u16-delta-deflate-base64";
@@ -101,6 +102,10 @@ impl TryFrom<TableRecord> for TableLimit {
                 record.crc32
             ));
         }
+        for (channel_codes, channel) in codes.iter().zip(Channel::ALL) {
+            fold_agreement(channel_codes, n)
+                .map_err(|problem| format!("table channel {}: {problem}", channel.name()))?;
+        }
         let grids = codes
             .iter()
             .zip(Channel::ALL)
@@ -112,6 +117,27 @@ impl TryFrom<TableRecord> for TableLimit {
         let grids: [VertexGrid; 5] = grids.try_into().expect("five channels");
         Ok(TableLimit::from_grids(record.twist_axis, grids))
     }
+}
+
+/// Vertices that are one direction of the sphere (fold partners on the square's outer edges, and
+/// the four corners) hold one code, as every table this program writes does. A table that
+/// disagrees there was made elsewhere and would be averaged silently; it is refused instead,
+/// naming the first two vertices (row, column) that disagree.
+fn fold_agreement(codes: &[u16], resolution: usize) -> Result<(), String> {
+    let side = resolution + 1;
+    let Some((a, b)) = fold_pairs(resolution).find(|&(a, b)| codes[a] != codes[b]) else {
+        return Ok(());
+    };
+    Err(format!(
+        "vertices (row {}, column {}) and (row {}, column {}) are one direction, folded onto two \
+         edges of the square, but hold codes {} and {}; a table agrees across its folds",
+        a / side,
+        a % side,
+        b / side,
+        b % side,
+        codes[a],
+        codes[b]
+    ))
 }
 
 /// Every channel's codes, in [`Channel::ALL`]'s order.
@@ -255,12 +281,30 @@ mod tests {
         let mut short = record.clone();
         short.resolution += 1;
         assert!(TableLimit::try_from(short).unwrap_err().contains("allowed"));
-        let mut garbage = record;
+        let mut garbage = record.clone();
         garbage.stress = "!!".into();
         assert!(
             TableLimit::try_from(garbage)
                 .unwrap_err()
                 .contains("stress")
+        );
+    }
+
+    #[test]
+    fn a_table_disagreeing_across_its_folds_is_refused_naming_the_vertices() {
+        let table = TableLimit::examples().remove(0);
+        let n = table.resolution();
+        let mut codes = codes_of(&table);
+        // Vertex (row 0, column 1) and (row 0, column n − 1) are one direction.
+        codes[3][1] = codes[3][1].wrapping_add(7);
+        let mut record = TableRecord::from(table);
+        record.stress = encode_channel(&codes[3]);
+        record.crc32 = format!("{:08x}", checksum(&codes));
+        let problem = TableLimit::try_from(record).unwrap_err();
+        assert!(problem.starts_with("table channel stress:"), "{problem}");
+        assert!(
+            problem.contains(&format!("(row 0, column 1) and (row 0, column {})", n - 1)),
+            "{problem}"
         );
     }
 }
