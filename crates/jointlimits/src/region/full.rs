@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::covers::{Ball, project_cover_from, project_covers, surely_nearer_cover};
 use crate::contract::{LimitContext, Limited, RotationLimit, settle};
 use crate::rotation::{from_scaled_angle_axis, quat_abs};
-use crate::shape::{Projection, Shape};
+use crate::shape::{LimitShape, Projection, Shape};
 use crate::space::{SpaceKind, full_point};
 use crate::validation::{self, InvalidField};
 
@@ -83,12 +83,24 @@ impl FullLimit {
     }
 }
 
+impl FullLimit {
+    /// [`RotationLimit::nearest`] for a rotation whose short point `p` is not inside the shape.
+    #[inline(never)]
+    fn nearest_outside(&self, relative: Quat, p: Vec3) -> Limited {
+        let (projection, point) = project_covers(&self.shape, &self.ball, p);
+        FullLimit::result(relative, point, projection)
+    }
+}
+
 impl RotationLimit for FullLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
-        let (projection, point) =
-            project_covers(&self.shape, &self.ball, full_point(quat_abs(relative)));
-        FullLimit::result(relative, point, projection)
+        let p = full_point(quat_abs(relative));
+        // The inside test alone first: the common case at runtime, and answered in registers.
+        if self.shape.contains(p) {
+            return Limited::unchanged(relative, p.extend(0.0));
+        }
+        self.nearest_outside(relative, p)
     }
 
     #[inline]

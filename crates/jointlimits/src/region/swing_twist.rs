@@ -23,7 +23,7 @@ use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{
     from_scaled_angle_axis, rotation_about, swing_and_twist_angle, swing_and_twist_angle_or,
 };
-use crate::shape::{Projection, Shape};
+use crate::shape::{LimitShape, Projection, Shape};
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
 use crate::validation::{self, InvalidField};
@@ -173,6 +173,15 @@ impl SwingTwistLimit {
     }
 }
 
+impl SwingTwistLimit {
+    /// [`RotationLimit::nearest`] for a rotation whose swing point `p` or `twist` is not inside.
+    #[inline(never)]
+    fn nearest_outside(&self, relative: Quat, p: Vec3, twist: f32) -> Limited {
+        let (swing, point) = project_covers(&self.swing, &self.ball, p);
+        self.result(relative, point, swing, self.twist.measure(twist))
+    }
+}
+
 impl RotationLimit for SwingTwistLimit {
     fn bone_axis(&self) -> Option<Vec3> {
         Some(self.twist_axis)
@@ -181,8 +190,11 @@ impl RotationLimit for SwingTwistLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let (p, twist) = self.split(relative, None);
-        let (swing, point) = project_covers(&self.swing, &self.ball, p);
-        self.result(relative, point, swing, self.twist.measure(twist))
+        // The inside test alone first: the common case at runtime, and answered in registers.
+        if self.twist.contains(twist) && self.swing.contains(p) {
+            return Limited::unchanged(relative, p.extend(twist));
+        }
+        self.nearest_outside(relative, p, twist)
     }
 
     #[inline]

@@ -166,7 +166,7 @@ impl LimitShape for Shape {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains(&self, p: Vec3) -> bool {
         match self {
             Shape::Box(s) => s.contains(p),
