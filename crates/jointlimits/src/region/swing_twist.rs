@@ -267,3 +267,35 @@ impl RotationLimit for SwingTwistLimit {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jointlimits_testdata::SplitMix;
+
+    #[test]
+    fn the_inside_test_first_answers_as_the_projection_does() {
+        let mut random = SplitMix(29);
+        let haar: Vec<Quat> = (0..4000)
+            .map(|_| Quat::from_array(random.haar_quaternion()))
+            .collect();
+        for limit in SwingTwistLimit::examples() {
+            // Random rotations in both covers, the allowed rotations nearest to them (on the
+            // boundary), and rotations part of the way there from the identity.
+            let mut probes = haar.clone();
+            for &q in &haar {
+                let boundary = limit.nearest(q, &LimitContext::NONE).relative;
+                probes.extend([boundary, -boundary, Quat::IDENTITY.slerp(boundary, 0.5)]);
+            }
+            for q in probes {
+                let (p, twist) = limit.split(q, None);
+                assert_eq!(
+                    limit.nearest(q, &LimitContext::NONE),
+                    limit.nearest_outside(q, p, twist),
+                    "{} at {q:?}",
+                    limit.label()
+                );
+            }
+        }
+    }
+}
