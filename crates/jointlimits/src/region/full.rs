@@ -81,10 +81,9 @@ impl FullLimit {
         }
         limited
     }
-}
 
-impl FullLimit {
-    /// [`RotationLimit::nearest`] for a rotation whose short point `p` is not inside the shape.
+    /// [`RotationLimit::nearest`] by projection over both covers, from the short point `p` (out
+    /// of line: only rotations the inside test refuses come here).
     #[inline(never)]
     fn nearest_outside(&self, relative: Quat, p: Vec3) -> Limited {
         let (projection, point) = project_covers(&self.shape, &self.ball, p);
@@ -139,31 +138,11 @@ impl RotationLimit for FullLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jointlimits_testdata::SplitMix;
-
-    /// Haar-random rotations in both covers, the allowed rotations nearest to them (on the
-    /// boundary), and rotations part of the way from the identity to those.
-    fn probes() -> Vec<Quat> {
-        let mut random = SplitMix(23);
-        let haar: Vec<Quat> = (0..4000)
-            .map(|_| Quat::from_array(random.haar_quaternion()))
-            .collect();
-        let mut probes = haar.clone();
-        for limit in FullLimit::examples() {
-            for &q in &haar {
-                let boundary = limit.nearest(q, &LimitContext::NONE).relative;
-                probes.extend([boundary, -boundary]);
-                probes.push(Quat::IDENTITY.slerp(boundary, 0.5));
-            }
-        }
-        probes
-    }
 
     #[test]
     fn the_inside_test_first_answers_as_the_projection_does() {
-        let probes = probes();
-        for limit in FullLimit::examples() {
-            for &q in &probes {
+        for (seed, limit) in FullLimit::examples().into_iter().enumerate() {
+            for q in super::super::probes_around(&limit, seed as u64) {
                 let p = full_point(quat_abs(q));
                 assert_eq!(
                     limit.nearest(q, &LimitContext::NONE),

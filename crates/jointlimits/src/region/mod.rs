@@ -179,3 +179,20 @@ pub(crate) fn example_shapes(cloud: &[DVec3]) -> Vec<Shape> {
         .filter_map(|kind| fit_shape(kind, cloud, cloud, &options).ok())
         .collect()
 }
+
+/// Probes of the whole input space around `limit`: Haar-random rotations in both covers, the
+/// allowed rotations nearest to them (on the boundary, both signs), and rotations halfway there
+/// from the identity (mostly inside).
+#[cfg(test)]
+pub(crate) fn probes_around<L: RotationLimit>(limit: &L, seed: u64) -> Vec<Quat> {
+    let mut random = jointlimits_testdata::SplitMix(seed);
+    let haar: Vec<Quat> = (0..4000)
+        .map(|_| Quat::from_array(random.haar_quaternion()))
+        .collect();
+    let mut probes = haar.clone();
+    for &q in &haar {
+        let boundary = limit.nearest(q, &LimitContext::NONE).relative;
+        probes.extend([boundary, -boundary, Quat::IDENTITY.slerp(boundary, 0.5)]);
+    }
+    probes
+}

@@ -171,10 +171,9 @@ impl SwingTwistLimit {
             close,
         )
     }
-}
 
-impl SwingTwistLimit {
-    /// [`RotationLimit::nearest`] for a rotation whose swing point `p` or `twist` is not inside.
+    /// [`RotationLimit::nearest`] by projecting the swing point `p` over both covers and
+    /// measuring `twist` (out of line: only rotations the inside test refuses come here).
     #[inline(never)]
     fn nearest_outside(&self, relative: Quat, p: Vec3, twist: f32) -> Limited {
         let (swing, point) = project_covers(&self.swing, &self.ball, p);
@@ -271,23 +270,11 @@ impl RotationLimit for SwingTwistLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use jointlimits_testdata::SplitMix;
 
     #[test]
     fn the_inside_test_first_answers_as_the_projection_does() {
-        let mut random = SplitMix(29);
-        let haar: Vec<Quat> = (0..4000)
-            .map(|_| Quat::from_array(random.haar_quaternion()))
-            .collect();
-        for limit in SwingTwistLimit::examples() {
-            // Random rotations in both covers, the allowed rotations nearest to them (on the
-            // boundary), and rotations part of the way there from the identity.
-            let mut probes = haar.clone();
-            for &q in &haar {
-                let boundary = limit.nearest(q, &LimitContext::NONE).relative;
-                probes.extend([boundary, -boundary, Quat::IDENTITY.slerp(boundary, 0.5)]);
-            }
-            for q in probes {
+        for (seed, limit) in SwingTwistLimit::examples().into_iter().enumerate() {
+            for q in super::super::probes_around(&limit, 100 + seed as u64) {
                 let (p, twist) = limit.split(q, None);
                 assert_eq!(
                     limit.nearest(q, &LimitContext::NONE),
