@@ -7,6 +7,8 @@
 //! back. `project/...` runs the vectorised [`JointLimit::limit_many`] over the 4,096 inputs;
 //! `project_one_at_a_time/...` calls [`JointLimit::limit`] on each, and `inside_one_at_a_time/...`
 //! calls it on the allowed half of the inputs only (the common case at runtime).
+//! `project_far/full/{kdop13,hull}` (and `project_far_one_at_a_time/...`) take inputs 1.8–2.8
+//! data radii from the centre, all outside, where a polytope's projection sees the most faces.
 //! `project/reach_cone` is a reach cone with swing-dependent twist fitted to the same walk.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -65,16 +67,18 @@ fn limit_for(space: SpaceKind, shape: ShapeKind, walk: &[Vec3]) -> JointLimit {
     fit_joint_limit("shoulder", Quat::IDENTITY, &[rotations], Vec3::Y, &options).unwrap()
 }
 
-/// Inputs spread around the data: walk points pushed away from its centre by `spread` ± 50%,
-/// plus noise.
-fn inputs(walk: &[Vec3], count: usize, spread: f32) -> Vec<Quat> {
+/// Inputs spread around the data: walk points pushed away from its centre by a factor drawn
+/// uniformly from `scales`, plus noise of a tenth of the middle factor.
+fn inputs(walk: &[Vec3], count: usize, scales: (f32, f32)) -> Vec<Quat> {
     let mut random = Random(SplitMix(5));
     let centre = walk.iter().copied().sum::<Vec3>() / walk.len() as f32;
     (0..count)
         .map(|_| {
             let index = ((random.next() * 0.5 + 0.5) * (walk.len() - 1) as f32) as usize;
-            let scale = spread * (1.0 + 0.5 * random.next());
-            let p = centre + (walk[index] - centre) * scale + 0.1 * spread * random.vec3();
+            let scale = scales.0 + (scales.1 - scales.0) * (random.next() * 0.5 + 0.5);
+            let p = centre
+                + (walk[index] - centre) * scale
+                + 0.05 * (scales.0 + scales.1) * random.vec3();
             from_scaled_angle_axis(p)
         })
         .collect()
@@ -92,18 +96,23 @@ fn fraction_outside(limit: &JointLimit, queries: &[Quat]) -> f64 {
     outside as f64 / queries.len() as f64
 }
 
+/// Factors from half to one and a half times `spread`.
+fn spread_around(spread: f32) -> (f32, f32) {
+    (0.5 * spread, 1.5 * spread)
+}
+
 /// Inputs for `limit` with about half of them outside (the spread is found by bisection).
 fn half_outside_inputs(limit: &JointLimit, walk: &[Vec3], count: usize) -> (Vec<Quat>, f64) {
     let (mut lo, mut hi) = (0.5f32, 4.0f32);
     for _ in 0..20 {
         let mid = 0.5 * (lo + hi);
-        if fraction_outside(limit, &inputs(walk, count, mid)) < 0.5 {
+        if fraction_outside(limit, &inputs(walk, count, spread_around(mid))) < 0.5 {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    let queries = inputs(walk, count, 0.5 * (lo + hi));
+    let queries = inputs(walk, count, spread_around(0.5 * (lo + hi)));
     let fraction = fraction_outside(limit, &queries);
     (queries, fraction)
 }
@@ -162,6 +171,26 @@ fn projection(c: &mut Criterion) {
             shape_name,
             &limit,
             &inside_only(&limit, &queries),
+        );
+    }
+    // Far outside (1.8–2.8 data radii), where a polytope's projection sees the most faces.
+    for (shape_name, shape) in [
+        ("kdop13", ShapeKind::Kdop(KdopDirections::Thirteen)),
+        ("hull", ShapeKind::Hull),
+    ] {
+        let limit = limit_for(SpaceKind::Full, shape, &walk);
+        let queries = inputs(&walk, 4096, (1.8, 2.8));
+        eprintln!(
+            "project_far/full/{shape_name}: {:.0}% of inputs outside",
+            100.0 * fraction_outside(&limit, &queries)
+        );
+        bench_batched(c, "project_far/full", shape_name, &limit, &queries);
+        bench_one_at_a_time(
+            c,
+            "project_far_one_at_a_time/full",
+            shape_name,
+            &limit,
+            &queries,
         );
     }
     // The reach cone limits the direction of the twist axis and the twist, so it has one group

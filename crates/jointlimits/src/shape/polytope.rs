@@ -11,6 +11,15 @@
 //! - otherwise the nearest point of the polygon's edges that the foot lies beyond.
 //!
 //! The minimum over the visible faces is the exact projection, unlike clamping slab by slab.
+//!
+//! That scan examines every visible face, hundreds for a hull seen from far away, so the
+//! projection first walks: from the face `x` rises highest above, take the nearest point `y` of
+//! the face polygon and test the optimality condition of a convex projection there, `(x − y)·t ≤ 0`
+//! for every direction `t` of the tangent cone at `y` (a face's interior: `x` above the face; an
+//! edge: the inward direction of the face across it; a vertex: each edge leaving it). When it
+//! holds, `y` is the projection, exactly; otherwise the violated direction names a neighbouring
+//! face holding a strictly nearer point, and the walk moves there. It usually ends within a few
+//! faces; where it cannot decide (a face `x` is below, a step limit), the scan answers.
 
 use glam::{DVec3, Vec3};
 
@@ -79,6 +88,17 @@ pub struct Polytope {
     edge_vector: Vec<Vec3>,
     /// In the face plane, perpendicular to the edge, pointing into the polygon.
     edge_inward: Vec<Vec3>,
+    /// The face each edge belongs to.
+    edge_face: Vec<u32>,
+    /// The vertices each edge runs between, in the face's counter-clockwise order.
+    edge_ends: Vec<[u32; 2]>,
+    /// The same edge in the face across it, run the other way ([`NO_TWIN`] when the polygons
+    /// do not meet edge to edge there).
+    edge_twin: Vec<u32>,
+    /// `leaving_range[v]..leaving_range[v + 1]` index `leaving`: the edges starting at vertex
+    /// `v`, one per neighbouring vertex.
+    leaving_range: Vec<u32>,
+    leaving: Vec<u32>,
     vertices: Vec<Vec3>,
     /// The largest vertex distance from the origin of the polytope's coordinates.
     reach: f32,
@@ -118,6 +138,11 @@ impl Polytope {
             edge_start: Vec::new(),
             edge_vector: Vec::new(),
             edge_inward: Vec::new(),
+            edge_face: Vec::new(),
+            edge_ends: Vec::new(),
+            edge_twin: Vec::new(),
+            leaving_range: Vec::new(),
+            leaving: Vec::new(),
             vertices: hull.vertices.iter().map(|v| v.as_vec3()).collect(),
             reach: hull.vertices.iter().map(|v| v.length()).fold(0.0, f64::max) as f32,
         };
@@ -139,6 +164,10 @@ impl Polytope {
                 polytope
                     .edge_inward
                     .push(normal.cross(end - start).normalize_or_zero().as_vec3());
+                polytope.edge_face.push(polytope.normals.len() as u32 - 1);
+                polytope
+                    .edge_ends
+                    .push([v as u32, face[(k + 1) % face.len()] as u32]);
             }
             polytope.edge_range.push(polytope.edge_start.len() as u32);
         }
@@ -154,8 +183,33 @@ impl Polytope {
                 group
             })
             .collect();
+        polytope.link_edges();
         polytope.cells = PlaneCells::new(&polytope.normals, &polytope.offsets, &polytope.vertices);
         polytope
+    }
+
+    /// Pairs each edge with its twin and lists the edges leaving each vertex, for the walk.
+    fn link_edges(&mut self) {
+        let by_ends: std::collections::HashMap<[u32; 2], u32> = (0..self.edge_ends.len() as u32)
+            .map(|e| (self.edge_ends[e as usize], e))
+            .collect();
+        self.edge_twin = self
+            .edge_ends
+            .iter()
+            .map(|&[from, to]| by_ends.get(&[to, from]).copied().unwrap_or(NO_TWIN))
+            .collect();
+        let mut leaving: Vec<(u32, u32)> = (0..self.edge_ends.len() as u32)
+            .map(|e| (self.edge_ends[e as usize][0], e))
+            .collect();
+        leaving.sort_unstable();
+        self.leaving_range = vec![0; self.vertices.len() + 1];
+        for &(from, _) in &leaving {
+            self.leaving_range[from as usize + 1] += 1;
+        }
+        for v in 0..self.vertices.len() {
+            self.leaving_range[v + 1] += self.leaving_range[v];
+        }
+        self.leaving = leaving.into_iter().map(|(_, e)| e).collect();
     }
 
     /// Whether the inside test has its cell grid (tests).
@@ -222,7 +276,9 @@ impl Polytope {
         }
     }
 
-    /// The nearest point of the polytope to `x`, or `None` when `x` is inside.
+    /// The nearest point of the polytope to `x`, or `None` when `x` is inside: by the walk of
+    /// [`Polytope::walk`] from the face `x` rises highest above, or by the scan of every visible
+    /// face where the walk cannot decide (see the module docs).
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {
         if let Some(planes) = self.deciding_planes(x)
@@ -230,6 +286,87 @@ impl Polytope {
         {
             return None;
         }
+        let (highest, height) = self.highest_face(x);
+        if height.is_nan() {
+            return self.project_by_scan(x);
+        }
+        if height <= Self::INSIDE_TOLERANCE {
+            return None;
+        }
+        self.walk(highest, x).or_else(|| self.project_by_scan(x))
+    }
+
+    /// The face `x` rises highest above, and its height (NaN when `x` is not finite).
+    #[inline]
+    fn highest_face(&self, x: Vec3) -> (usize, f32) {
+        let mut highest = (0, f32::NEG_INFINITY);
+        for (index, group) in self.plane_groups.iter().enumerate() {
+            let heights = group.heights(x);
+            for (lane, &height) in heights.iter().enumerate() {
+                if height > highest.1 || height.is_nan() {
+                    highest = (index * GROUP + lane, height);
+                }
+            }
+        }
+        highest
+    }
+
+    /// From `face`, the projection of the outside point `x` proven by the optimality condition
+    /// (see the module docs), or `None` when the walk cannot decide.
+    #[inline]
+    fn walk(&self, mut face: usize, x: Vec3) -> Option<Vec3> {
+        for _ in 0..WALK_STEPS {
+            let height = self.normals[face].dot(x) - self.offsets[face];
+            let Some(EdgePoint { edge, .. }) = self.nearest_edge_point(face, x, height) else {
+                // The foot lies on the polygon: the projection when `x` is above the face.
+                return (height > Self::INSIDE_TOLERANCE).then(|| x - self.normals[face] * height);
+            };
+            // The nearest point of the edge to `x` itself, so that `x − y` is square to the
+            // edge even where a polygon merged from nearly coplanar triangles is not quite flat.
+            let (start, vector) = (self.edge_start[edge], self.edge_vector[edge]);
+            let along = (x - start).dot(vector) / vector.length_squared().max(f32::MIN_POSITIVE);
+            let across = if along > 0.0 && along < 1.0 {
+                // Inside the edge: the tangent directions are along it, into this face and into
+                // the face across it.
+                let y = start + vector * along;
+                let away = x - y;
+                let slack = OPTIMALITY_SLACK * away.length();
+                if away.dot(self.edge_inward[edge]) > slack {
+                    return None;
+                }
+                let twin = *self.edge_twin.get(edge).filter(|&&t| t != NO_TWIN)? as usize;
+                if away.dot(self.edge_inward[twin]) <= slack {
+                    return Some(y);
+                }
+                self.edge_face[twin]
+            } else {
+                let vertex = self.edge_ends[edge][usize::from(along >= 1.0)] as usize;
+                let at = self.vertices[vertex];
+                let slack = OPTIMALITY_SLACK * (x - at).length();
+                let uphill = self.edges_leaving(vertex).find(|&e| {
+                    let to = self.vertices[self.edge_ends[e][1] as usize] - at;
+                    (x - at).dot(to) > slack * to.length()
+                });
+                match uphill {
+                    Some(e) => self.edge_face[e],
+                    // Every edge leaving the vertex turns away from `x`.
+                    None => return Some(at),
+                }
+            };
+            face = across as usize;
+        }
+        None
+    }
+
+    /// The edges leaving `vertex`.
+    #[inline]
+    fn edges_leaving(&self, vertex: usize) -> impl Iterator<Item = usize> + '_ {
+        let range = self.leaving_range[vertex] as usize..self.leaving_range[vertex + 1] as usize;
+        self.leaving[range].iter().map(|&e| e as usize)
+    }
+
+    /// The projection by examining every face `x` rises above (see the module docs).
+    fn project_by_scan(&self, x: Vec3) -> Option<Vec3> {
         let mut best: Option<Vec3> = None;
         for (index, group) in self.plane_groups.iter().enumerate() {
             let (mut seen, heights) = group.seen_from(x);
@@ -255,26 +392,184 @@ impl Polytope {
     }
 
     /// For a face `height` below `x`: `None` when the foot `x − height·n` lies on the face
-    /// polygon (then the foot is the projection), otherwise the nearest point of the polygon's
-    /// edges that the foot lies beyond.
+    /// polygon (then the foot is the nearest point of the polygon), otherwise the nearest point
+    /// of the polygon's edges that the foot lies beyond.
     #[inline]
     fn nearest_on_face(&self, face: usize, x: Vec3, height: f32) -> Option<Vec3> {
+        self.nearest_edge_point(face, x, height)
+            .map(|found| found.point)
+    }
+
+    /// [`Polytope::nearest_on_face`], saying on which edge the point lies.
+    #[inline]
+    fn nearest_edge_point(&self, face: usize, x: Vec3, height: f32) -> Option<EdgePoint> {
         let foot = x - self.normals[face] * height;
         let edges = self.edge_range[face] as usize..self.edge_range[face + 1] as usize;
-        let mut nearest: Option<(f32, Vec3)> = None;
-        for e in edges {
-            let from_start = foot - self.edge_start[e];
-            if from_start.dot(self.edge_inward[e]) >= 0.0 {
+        let mut nearest: Option<(f32, EdgePoint)> = None;
+        for edge in edges {
+            let from_start = foot - self.edge_start[edge];
+            if from_start.dot(self.edge_inward[edge]) >= 0.0 {
                 continue;
             }
-            let v = self.edge_vector[e];
-            let t = (from_start.dot(v) / v.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
-            let point = self.edge_start[e] + v * t;
+            let v = self.edge_vector[edge];
+            let along =
+                (from_start.dot(v) / v.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+            let point = self.edge_start[edge] + v * along;
             let d = point.distance_squared(foot);
             if nearest.is_none_or(|(best, _)| d < best) {
-                nearest = Some((d, point));
+                nearest = Some((d, EdgePoint { point, edge }));
             }
         }
-        nearest.map(|(_, point)| point)
+        nearest.map(|(_, found)| found)
+    }
+}
+
+/// A point on a face polygon's boundary, and the edge it lies on.
+#[derive(Clone, Copy, Debug)]
+struct EdgePoint {
+    point: Vec3,
+    edge: usize,
+}
+
+/// Marks an edge with no twin in [`Polytope`]'s `edge_twin`.
+const NO_TWIN: u32 = u32::MAX;
+
+/// Faces a walk visits at most before the scan answers instead: a walk from the highest face
+/// crosses a handful.
+const WALK_STEPS: usize = 64;
+
+/// How far (relative to `|x − y|`) a tangent direction at `y` may rise towards `x` and still
+/// count as turning away: the f32 rounding of the dot products, far below any distance that
+/// matters (a point accepted this way is within `1e-6·|x − y|` of the projection's distance).
+const OPTIMALITY_SLACK: f32 = 2e-6;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jointlimits_testdata::SplitMix;
+
+    impl Polytope {
+        /// The projection by examining every face that sees `x`, with no bound: the reference
+        /// the best-first search must agree with.
+        fn project_every_face(&self, x: Vec3) -> Option<Vec3> {
+            let mut best: Option<Vec3> = None;
+            for (face, (normal, offset)) in self.planes().enumerate() {
+                let height = normal.dot(x) - offset;
+                if height <= Self::INSIDE_TOLERANCE {
+                    continue;
+                }
+                let Some(candidate) = self.nearest_on_face(face, x, height) else {
+                    return Some(x - normal * height);
+                };
+                let squared = |y: Vec3| (y.as_dvec3() - x.as_dvec3()).length_squared();
+                if best.is_none_or(|b| squared(candidate) < squared(b)) {
+                    best = Some(candidate);
+                }
+            }
+            best
+        }
+    }
+
+    fn random_vec(random: &mut SplitMix) -> DVec3 {
+        DVec3::new(
+            random.next_signed() as f64,
+            random.next_signed() as f64,
+            random.next_signed() as f64,
+        )
+    }
+
+    /// Hulls of blobs, of flat and needle-like clouds, and k-DOPs, off centre.
+    fn polytopes(random: &mut SplitMix) -> Vec<Polytope> {
+        let mut polytopes = Vec::new();
+        for (count, stretch) in [
+            (8, DVec3::ONE),
+            (60, DVec3::new(1.5, 0.7, 0.3)),
+            (300, DVec3::new(1.0, 1.0, 0.02)),
+            (200, DVec3::new(2.0, 0.05, 0.05)),
+        ] {
+            let offset = random_vec(random);
+            let points: Vec<DVec3> = (0..count)
+                .map(|_| random_vec(random) * stretch + offset)
+                .collect();
+            polytopes.push(Polytope::hull(&points).unwrap());
+        }
+        let directions: Vec<DVec3> = (0..13)
+            .map(|_| random_vec(random).normalize())
+            .flat_map(|d| [d, -d])
+            .collect();
+        let bounds: Vec<f64> = directions
+            .iter()
+            .map(|_| 0.3 + 0.5 * (random.next_signed() as f64 + 1.0))
+            .collect();
+        polytopes.push(Polytope::from_halfspaces(&directions, &bounds).unwrap());
+        // Fitted hulls (samples grown by an icosahedron): many coplanar faces merged into
+        // polygons, around a point, a segment and a blob.
+        // (A segment whose grown hull has polygons that are not quite flat.)
+        let segment = [
+            DVec3::new(1.4247630074993947, -0.4858054799162934, 0.6277879362290845),
+            DVec3::new(1.6074993132572024, -0.3682536022958258, 0.6648923020571871),
+            DVec3::new(1.5475463056444028, -0.40682058866808735, 0.6527189229482286),
+        ];
+        let blob: Vec<DVec3> = (0..40).map(|_| random_vec(random)).collect();
+        for (samples, padding) in [
+            (&segment[..1], 0.0),
+            (&segment[..], 0.09926070487504059),
+            (&segment[..], 0.0),
+            (&blob[..], 0.02),
+        ] {
+            let hull = crate::shape::HullShape::fit(samples, padding, 0.0).unwrap();
+            polytopes.push(hull.polytope().clone());
+        }
+        polytopes
+    }
+
+    #[test]
+    fn the_walk_finds_what_every_face_finds_and_decides_nearly_always() {
+        let mut random = SplitMix(23);
+        for polytope in polytopes(&mut random) {
+            let vertices = polytope.vertices().to_vec();
+            let reach = polytope.reach();
+            let (mut outside, mut walked) = (0, 0);
+            for k in 0..4000 {
+                // Near the surface (around vertices) and far out, up to 30 reaches away.
+                let scale = [0.5, 1.05, 3.0, 30.0][k % 4] * polytope.reach();
+                let x = if k % 8 < 4 {
+                    vertices[k % vertices.len()] * (1.0 + 0.05 * random.next_signed())
+                        + random_vec(&mut random).as_vec3() * 0.05 * polytope.reach()
+                } else {
+                    random_vec(&mut random).as_vec3() * scale
+                };
+                let fast = polytope.project(x);
+                let every = polytope.project_every_face(x);
+                let (highest, height) = polytope.highest_face(x);
+                if height > Polytope::INSIDE_TOLERANCE {
+                    outside += 1;
+                    walked += usize::from(polytope.walk(highest, x).is_some());
+                }
+                match (fast, every) {
+                    (None, None) => {}
+                    (Some(fast), Some(every)) => {
+                        // The squared distances in f64 may differ by the f32 rounding of the
+                        // points over the length of x − y; the points themselves, by the square
+                        // root of that (the squared distance grows quadratically away from the
+                        // nearest point of a convex set).
+                        let squared = |y: Vec3| (y.as_dvec3() - x.as_dvec3()).length_squared();
+                        let (a, b) = (squared(fast), squared(every));
+                        let rounding = 1e-6 * (1.0 + x.length() as f64) * (1.0 + reach as f64);
+                        assert!(
+                            a <= b + rounding
+                                && (fast.distance(every) as f64) <= 2.0 * (2.0 * rounding).sqrt(),
+                            "{x}: walk {fast} at {a}, every face {every} at {b}"
+                        );
+                    }
+                    _ => panic!("{x}: walk {fast:?}, every face {every:?}"),
+                }
+            }
+            // The scan is the fallback; the walk should rarely need it.
+            assert!(
+                walked as f64 >= 0.99 * outside as f64,
+                "the walk decided {walked} of {outside} outside points"
+            );
+        }
     }
 }
