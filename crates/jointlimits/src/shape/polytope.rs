@@ -299,16 +299,29 @@ impl Polytope {
     /// The face `x` rises highest above, and its height (NaN when `x` is not finite).
     #[inline]
     fn highest_face(&self, x: Vec3) -> (usize, f32) {
-        let mut highest = (0, f32::NEG_INFINITY);
+        if !x.is_finite() {
+            return (0, f32::NAN);
+        }
+        // A running maximum per lane and the group it came from, in vector registers; the
+        // lanes are compared once at the end.
+        let mut highest = [f32::NEG_INFINITY; GROUP];
+        let mut group_of = [0u32; GROUP];
         for (index, group) in self.plane_groups.iter().enumerate() {
             let heights = group.heights(x);
-            for (lane, &height) in heights.iter().enumerate() {
-                if height > highest.1 || height.is_nan() {
-                    highest = (index * GROUP + lane, height);
-                }
+            for lane in 0..GROUP {
+                let higher = heights[lane] > highest[lane];
+                highest[lane] = if higher { heights[lane] } else { highest[lane] };
+                group_of[lane] = if higher { index as u32 } else { group_of[lane] };
             }
         }
-        highest
+        let lane = (1..GROUP).fold(0, |best, lane| {
+            if highest[lane] > highest[best] {
+                lane
+            } else {
+                best
+            }
+        });
+        (group_of[lane] as usize * GROUP + lane, highest[lane])
     }
 
     /// From `face`, the projection of the outside point `x` proven by the optimality condition
