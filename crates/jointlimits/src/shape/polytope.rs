@@ -347,7 +347,11 @@ impl Polytope {
                 if away.dot(self.edge_inward[edge]) > slack {
                     return None;
                 }
-                let twin = *self.edge_twin.get(edge).filter(|&&t| t != NO_TWIN)? as usize;
+                let twin = self.edge_twin[edge];
+                if twin == NO_TWIN {
+                    return None;
+                }
+                let twin = twin as usize;
                 if away.dot(self.edge_inward[twin]) <= slack {
                     return Some(y);
                 }
@@ -462,8 +466,8 @@ mod tests {
     use jointlimits_testdata::SplitMix;
 
     impl Polytope {
-        /// The projection by examining every face that sees `x`, with no bound: the reference
-        /// the best-first search must agree with.
+        /// The projection by examining every face that sees `x`, keeping the nearest candidate
+        /// in f64: the reference the walk must agree with.
         fn project_every_face(&self, x: Vec3) -> Option<Vec3> {
             let mut best: Option<Vec3> = None;
             for (face, (normal, offset)) in self.planes().enumerate() {
@@ -516,8 +520,8 @@ mod tests {
             .collect();
         polytopes.push(Polytope::from_halfspaces(&directions, &bounds).unwrap());
         // Fitted hulls (samples grown by an icosahedron): many coplanar faces merged into
-        // polygons, around a point, a segment and a blob.
-        // (A segment whose grown hull has polygons that are not quite flat.)
+        // polygons, around a point, a segment (whose grown hull has polygons that are not quite
+        // flat) and a blob.
         let segment = [
             DVec3::new(1.4247630074993947, -0.4858054799162934, 0.6277879362290845),
             DVec3::new(1.6074993132572024, -0.3682536022958258, 0.6648923020571871),
