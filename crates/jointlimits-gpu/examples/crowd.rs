@@ -176,25 +176,38 @@ fn main() -> ExitCode {
     match GpuCrowd::new(&per_joint, characters) {
         Err(e) => println!("GPU: not run ({e})"),
         Ok(mut gpu) => {
-            let (mut total, mut worst) = (Duration::ZERO, 0.0f32);
+            // Time spent sending frames, limiting them (waited for), and reading them back.
+            let (mut steps, mut worst) = ([Duration::ZERO; 3], 0.0f32);
             for frame in 0..options.frames {
                 let mut poses = scene.frame(characters, frame, options.noise, 1);
                 let start = Instant::now();
-                if let Err(e) = gpu.limit_frame(&mut poses) {
+                let limited = gpu.upload(&poses).and_then(|()| {
+                    steps[0] += start.elapsed();
+                    let start = Instant::now();
+                    gpu.run();
+                    gpu.wait()?;
+                    steps[1] += start.elapsed();
+                    let start = Instant::now();
+                    gpu.download(&mut poses)?;
+                    steps[2] += start.elapsed();
+                    Ok(())
+                });
+                if let Err(e) = limited {
                     eprintln!("GPU: {e}");
                     return ExitCode::FAILURE;
                 }
-                total += start.elapsed();
                 if let Some((_, on_cpu)) = checked.get(frame) {
                     for (a, b) in on_cpu.iter().zip(&poses) {
                         worst = worst.max(angle_between(*a, *b));
                     }
                 }
             }
-            let per_frame = total.as_secs_f64() / frames;
+            let [sending, limiting, reading] = steps.map(|d| 1e3 * d.as_secs_f64() / frames);
+            let per_frame = (sending + limiting + reading) / 1e3;
             println!(
-                "GPU ({}): {:.2} ms per frame with transfers, {:.0} M joints/s; the first {} \
-                 frames within {worst:.1e} rad of the CPU",
+                "GPU ({}): {:.2} ms per frame with transfers ({sending:.2} sending, {limiting:.2} \
+                 limiting, {reading:.2} reading back), {:.0} M joints/s; the first {} frames \
+                 within {worst:.1e} rad of the CPU",
                 gpu.adapter(),
                 1e3 * per_frame,
                 (characters * joints) as f64 / per_frame / 1e6,

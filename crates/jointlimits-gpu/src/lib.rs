@@ -35,6 +35,9 @@ pub use joints::pack_joints;
 /// Invocations per workgroup (the shader's `@workgroup_size`).
 const WORKGROUP: u32 = 64;
 
+/// The outside count's size in bytes (a `u32`, read back after the frame).
+const COUNT_BYTES: u64 = 4;
+
 /// Why the GPU crowd could not be made or run.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
@@ -60,9 +63,9 @@ pub enum GpuError {
         /// The length given.
         got: usize,
     },
-    /// Reading the results back failed.
-    #[error("reading the results back from the GPU failed: {0}")]
-    Readback(String),
+    /// Moving a frame to or from the GPU failed (mapping a buffer, or waiting for the GPU).
+    #[error("moving a frame to or from the GPU failed: {0}")]
+    Transfer(String),
 }
 
 /// A crowd of characters of one skeleton, limited on the GPU (crate docs).
@@ -76,8 +79,12 @@ pub struct GpuCrowd {
     output: wgpu::Buffer,
     history: wgpu::Buffer,
     outside: wgpu::Buffer,
-    poses_readback: wgpu::Buffer,
-    outside_readback: wgpu::Buffer,
+    /// Host-visible, where a frame is written on its way in. Kept from frame to frame: a
+    /// `Queue::write_buffer` makes (and maps) a new staging buffer each time.
+    upload: wgpu::Buffer,
+    /// Host-visible, where the limited frame and then the outside count (4 bytes) land on their
+    /// way out, read with one mapping.
+    readback: wgpu::Buffer,
     limits: Vec<Option<JointLimit>>,
     characters: usize,
     adapter: String,
@@ -152,9 +159,16 @@ impl GpuCrowd {
         let output = buffer("output", pose_bytes, storage | wgpu::BufferUsages::COPY_SRC);
         let history = buffer("history", pose_bytes, storage);
         let outside = buffer("outside", 4, storage | wgpu::BufferUsages::COPY_SRC);
-        let readable = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
-        let poses_readback = buffer("poses readback", pose_bytes, readable);
-        let outside_readback = buffer("outside readback", 4, readable);
+        let upload = buffer(
+            "upload",
+            pose_bytes,
+            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+        );
+        let readback = buffer(
+            "readback",
+            pose_bytes.saturating_add(COUNT_BYTES),
+            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        );
         let groups = (slots as u32).div_ceil(WORKGROUP);
         let max_x = device.limits().max_compute_workgroups_per_dimension;
         let grid = (groups.min(max_x), groups.div_ceil(max_x));
@@ -192,8 +206,8 @@ impl GpuCrowd {
             output,
             history,
             outside,
-            poses_readback,
-            outside_readback,
+            upload,
+            readback,
             limits: limits.to_vec(),
             characters,
             adapter: adapter_name,
@@ -251,10 +265,23 @@ impl GpuCrowd {
                 got: poses.len(),
             });
         }
-        if !poses.is_empty() {
-            self.queue
-                .write_buffer(&self.input, 0, bytemuck::cast_slice(poses));
+        if poses.is_empty() {
+            return Ok(());
         }
+        let bytes: &[u8] = bytemuck::cast_slice(poses);
+        let size = bytes.len() as u64;
+        // The upload buffer is free to map: the copy of the last frame was waited for by
+        // whatever mapping came after it, or is waited for here.
+        let slice = self.upload.slice(0..size);
+        self.map(slice, wgpu::MapMode::Write)?;
+        slice
+            .get_mapped_range_mut()
+            .map_err(|e| GpuError::Transfer(e.to_string()))?
+            .copy_from_slice(bytes);
+        self.upload.unmap();
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(&self.upload, 0, &self.input, 0, size);
+        self.queue.submit([encoder.finish()]);
         Ok(())
     }
 
@@ -279,7 +306,7 @@ impl GpuCrowd {
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
             .map(|_| ())
-            .map_err(|e| GpuError::Readback(e.to_string()))
+            .map_err(|e| GpuError::Transfer(e.to_string()))
     }
 
     /// Waits for the GPU and reads the frame back (the last step of [`GpuCrowd::limit_frame`]);
@@ -296,53 +323,37 @@ impl GpuCrowd {
         let bytes = (expected * 16) as u64;
         let mut encoder = self.device.create_command_encoder(&Default::default());
         if bytes > 0 {
-            encoder.copy_buffer_to_buffer(&self.output, 0, &self.poses_readback, 0, bytes);
+            encoder.copy_buffer_to_buffer(&self.output, 0, &self.readback, 0, bytes);
         }
-        encoder.copy_buffer_to_buffer(&self.outside, 0, &self.outside_readback, 0, 4);
+        encoder.copy_buffer_to_buffer(&self.outside, 0, &self.readback, bytes, COUNT_BYTES);
         self.queue.submit([encoder.finish()]);
-        let outside = self.read(&self.outside_readback, 4, |data| {
-            u32::from_ne_bytes([data[0], data[1], data[2], data[3]]) as usize
-        })?;
-        if bytes > 0 {
-            self.read(&self.poses_readback, bytes, |data| {
-                for (q, chunk) in poses.iter_mut().zip(data.chunks_exact(16)) {
-                    let f = |i: usize| {
-                        f32::from_ne_bytes([chunk[i], chunk[i + 1], chunk[i + 2], chunk[i + 3]])
-                    };
-                    *q = Quat::from_xyzw(f(0), f(4), f(8), f(12));
-                }
-            })?;
-        }
+        let slice = self.readback.slice(0..bytes + COUNT_BYTES);
+        self.map(slice, wgpu::MapMode::Read)?;
+        let outside = {
+            let view = slice
+                .get_mapped_range()
+                .map_err(|e| GpuError::Transfer(e.to_string()))?;
+            let (frame, count) = view.split_at(bytes as usize);
+            bytemuck::cast_slice_mut::<Quat, u8>(poses).copy_from_slice(frame);
+            u32::from_ne_bytes([count[0], count[1], count[2], count[3]]) as usize
+        };
+        self.readback.unmap();
         Ok(outside)
     }
 
-    /// Maps the first `bytes` of `buffer`, hands them to `read`, and unmaps.
-    fn read<T>(
-        &self,
-        buffer: &wgpu::Buffer,
-        bytes: u64,
-        read: impl FnOnce(&[u8]) -> T,
-    ) -> Result<T, GpuError> {
-        let slice = buffer.slice(0..bytes);
+    /// Maps `slice` (waiting for the GPU work that uses its buffer).
+    fn map(&self, slice: wgpu::BufferSlice<'_>, mode: wgpu::MapMode) -> Result<(), GpuError> {
         let (sender, receiver) = mpsc::channel();
-        slice.map_async(wgpu::MapMode::Read, move |result| {
+        slice.map_async(mode, move |result| {
             let _ = sender.send(result);
         });
         self.device
             .poll(wgpu::PollType::wait_indefinitely())
-            .map_err(|e| GpuError::Readback(e.to_string()))?;
+            .map_err(|e| GpuError::Transfer(e.to_string()))?;
         receiver
             .recv()
-            .map_err(|e| GpuError::Readback(e.to_string()))?
-            .map_err(|e| GpuError::Readback(e.to_string()))?;
-        let value = {
-            let view = slice
-                .get_mapped_range()
-                .map_err(|e| GpuError::Readback(e.to_string()))?;
-            read(&view)
-        };
-        buffer.unmap();
-        Ok(value)
+            .map_err(|e| GpuError::Transfer(e.to_string()))?
+            .map_err(|e| GpuError::Transfer(e.to_string()))
     }
 }
 
