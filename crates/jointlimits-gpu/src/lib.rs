@@ -6,7 +6,8 @@
 //! the switch margin farther), so its output equals the CPU crowd's within f32 rounding
 //! (1e-5 rad). Native kernels exist for full-space boxes (axis-aligned or oriented) and
 //! ellipsoids, the shapes fitted by default; a limit of another kind, or with softening, is
-//! refused by [`GpuCrowd::new`] with the joint's name.
+//! refused by [`GpuCrowd::new`] with the joint's name. Frames travel through host-visible
+//! buffers kept from frame to frame, copied in pieces on rayon's current pool.
 //!
 //! ```no_run
 //! use glam::Quat;
@@ -21,6 +22,7 @@
 
 #![warn(missing_docs)]
 
+mod copy;
 mod joints;
 
 use std::sync::mpsc;
@@ -29,6 +31,8 @@ use glam::Quat;
 use jointlimits::JointLimit;
 use jointlimits::limiter::DEFAULT_SWITCH_MARGIN;
 use wgpu::util::DeviceExt;
+
+use copy::{copy_into_mapped, copy_out_of_mapped};
 
 pub use joints::pack_joints;
 
@@ -249,7 +253,8 @@ impl GpuCrowd {
 
     /// Limits one frame in place, as [`jointlimits::Crowd::limit_frame`]: `poses[c · J + j]` is
     /// character `c`'s local rotation of joint `j`. Uploads, runs and reads back; returns how
-    /// many joints were outside.
+    /// many joints were outside. The frame is copied into and out of host-visible memory in
+    /// pieces on rayon's current pool (`pool.install(|| ...)` picks the cores).
     pub fn limit_frame(&mut self, poses: &mut [Quat]) -> Result<usize, GpuError> {
         self.upload(poses)?;
         self.run();
@@ -274,10 +279,13 @@ impl GpuCrowd {
         // whatever mapping came after it, or is waited for here.
         let slice = self.upload.slice(0..size);
         self.map(slice, wgpu::MapMode::Write)?;
-        slice
-            .get_mapped_range_mut()
-            .map_err(|e| GpuError::Transfer(e.to_string()))?
-            .copy_from_slice(bytes);
+        copy_into_mapped(
+            slice
+                .get_mapped_range_mut()
+                .map_err(|e| GpuError::Transfer(e.to_string()))?
+                .slice(..),
+            bytes,
+        );
         self.upload.unmap();
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(&self.upload, 0, &self.input, 0, size);
@@ -334,7 +342,7 @@ impl GpuCrowd {
                 .get_mapped_range()
                 .map_err(|e| GpuError::Transfer(e.to_string()))?;
             let (frame, count) = view.split_at(bytes as usize);
-            bytemuck::cast_slice_mut::<Quat, u8>(poses).copy_from_slice(frame);
+            copy_out_of_mapped(bytemuck::cast_slice_mut(poses), frame);
             u32::from_ne_bytes([count[0], count[1], count[2], count[3]]) as usize
         };
         self.readback.unmap();
