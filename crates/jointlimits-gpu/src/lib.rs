@@ -162,7 +162,11 @@ impl GpuCrowd {
         let input = buffer("input", pose_bytes, storage);
         let output = buffer("output", pose_bytes, storage | wgpu::BufferUsages::COPY_SRC);
         let history = buffer("history", pose_bytes, storage);
-        let outside = buffer("outside", 4, storage | wgpu::BufferUsages::COPY_SRC);
+        let outside = buffer(
+            "outside",
+            COUNT_BYTES,
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
         let upload = buffer(
             "upload",
             pose_bytes,

@@ -91,21 +91,26 @@ fn compare(cpu: &mut Crowd, gpu: &mut GpuCrowd, frames: &[Vec<Quat>], what: &str
     compared
 }
 
-#[test]
-fn the_gpu_equals_the_cpu_on_random_sweeping_and_boundary_poses() {
-    let mut rng = SplitMix(0x6A0);
-    // Every full-space box and ellipsoid example, about random references, and an unlimited joint.
+/// Every full-space box and ellipsoid example, about random references, and an unlimited joint.
+fn example_limits(rng: &mut SplitMix) -> Vec<Option<JointLimit>> {
     let mut limits: Vec<Option<JointLimit>> = vec![None];
     for full in FullLimit::examples() {
         if matches!(full.shape(), Shape::Box(_) | Shape::Ellipsoid(_)) {
             limits.push(Some(JointLimit {
                 joint: format!("joint{}", limits.len()),
-                reference: random_rotation(&mut rng),
+                reference: random_rotation(rng),
                 region: full.into(),
                 softening: None,
             }));
         }
     }
+    limits
+}
+
+#[test]
+fn the_gpu_equals_the_cpu_on_random_sweeping_and_boundary_poses() {
+    let mut rng = SplitMix(0x6A0);
+    let limits = example_limits(&mut rng);
     let characters = 500;
     let joints = limits.len();
     let Some(mut gpu) = gpu_crowd(&limits, characters) else {
@@ -141,6 +146,29 @@ fn the_gpu_equals_the_cpu_on_random_sweeping_and_boundary_poses() {
     cpu.reset();
     gpu.reset();
     compare(&mut cpu, &mut gpu, &frames[..3], "after a reset");
+}
+
+/// Frames of several MiB go to the GPU and back in pieces on several threads (and a rest): every
+/// rotation must still land where it belongs.
+#[test]
+fn frames_larger_than_a_copy_piece_travel_whole() {
+    let mut rng = SplitMix(0xB16);
+    let limits = example_limits(&mut rng);
+    let joints = limits.len();
+    // Three pieces of 1 MiB (65,536 rotations each) and a rest that is not a whole piece.
+    let characters = (3 * 65_536 + 1_000_usize).div_ceil(joints);
+    let Some(mut gpu) = gpu_crowd(&limits, characters) else {
+        return;
+    };
+    let mut cpu = Crowd::new(limits.clone(), characters);
+    let frames: Vec<Vec<Quat>> = (0..2)
+        .map(|_| {
+            (0..characters * joints)
+                .map(|_| random_rotation(&mut rng))
+                .collect()
+        })
+        .collect();
+    compare(&mut cpu, &mut gpu, &frames, "large frames");
 }
 
 #[test]
