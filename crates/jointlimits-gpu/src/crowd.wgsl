@@ -58,22 +58,86 @@ fn conjugate(q: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(-q.xyz, q.w);
 }
 
+// Vulkan lets a driver's sin, cos and atan2 be far coarser than f32 (sin and cos to 2^-11
+// absolute), so the kernel evaluates them as the CPU does (jointlimits::fast_trig), with
+// polynomials of additions and multiplications, and agrees with it on every GPU.
+
+// atan(√u)/√u for u ∈ [0, 1]: Hastings' polynomial for atan (error below 2e-8) divided by √u.
+fn atan_over_t(u: f32) -> f32 {
+    var sum = 0.0028662257;
+    sum = sum * u - 0.016165737;
+    sum = sum * u + 0.042909614;
+    sum = sum * u - 0.07528964;
+    sum = sum * u + 0.10656264;
+    sum = sum * u - 0.14208899;
+    sum = sum * u + 0.19993551;
+    sum = sum * u - 0.33333145;
+    return sum * u + 1.0;
+}
+
+// atan2(y, x) for y ≥ 0: the angle in [0, π].
+fn upper_atan2(y: f32, x: f32) -> f32 {
+    let ax = abs(x);
+    let small = min(y, ax);
+    let large = max(y, ax);
+    if large == 0.0 {
+        return select(0.0, PI, x < 0.0);
+    }
+    let t = small / large;
+    let base = t * atan_over_t(t * t);
+    let octants = select(0.5 * PI - base, base, y <= ax);
+    return select(octants, PI - octants, x < 0.0);
+}
+
+// (sin(θ/2)/θ, cos(θ/2)) from θ² for θ ∈ [0, 2π]: Taylor series in −θ²/4 (error below 3e-7).
+fn half_angle_sinc_cos(theta_squared: f32) -> vec2<f32> {
+    let x = -0.25 * theta_squared;
+    var sinc = 1.0 / 1.216451e17;
+    sinc = sinc * x + 1.0 / 3.5568743e14;
+    sinc = sinc * x + 1.0 / 1.3076744e12;
+    sinc = sinc * x + 1.0 / 6227020800.0;
+    sinc = sinc * x + 1.0 / 39916800.0;
+    sinc = sinc * x + 1.0 / 362880.0;
+    sinc = sinc * x + 1.0 / 5040.0;
+    sinc = sinc * x + 1.0 / 120.0;
+    sinc = sinc * x + 1.0 / 6.0;
+    sinc = sinc * x + 1.0;
+    var cosine = 1.0 / 2.432902e18;
+    cosine = cosine * x + 1.0 / 6.402374e15;
+    cosine = cosine * x + 1.0 / 2.092279e13;
+    cosine = cosine * x + 1.0 / 8.717829e10;
+    cosine = cosine * x + 1.0 / 479001600.0;
+    cosine = cosine * x + 1.0 / 3628800.0;
+    cosine = cosine * x + 1.0 / 40320.0;
+    cosine = cosine * x + 1.0 / 720.0;
+    cosine = cosine * x + 1.0 / 24.0;
+    cosine = cosine * x + 1.0 / 2.0;
+    cosine = cosine * x + 1.0;
+    return vec2<f32>(0.5 * sinc, cosine);
+}
+
 // The scaled angle-axis θ·n of the cover with w ≥ 0 (length at most π).
 fn short_point(q: vec4<f32>) -> vec3<f32> {
     let r = select(q, -q, q.w < 0.0);
-    let s = length(r.xyz);
-    if s < 1e-7 {
-        return 2.0 * r.xyz;
+    let s2 = dot(r.xyz, r.xyz);
+    if s2 <= r.w * r.w {
+        // Up to 90°: with t = s/w ≤ 1, θ/s = 2·atan(t)/(t·w), a polynomial in t².
+        let inverse_w = 1.0 / r.w;
+        return r.xyz * (2.0 * atan_over_t(s2 * inverse_w * inverse_w) * inverse_w);
     }
-    return r.xyz * (2.0 * atan2(s, r.w) / s);
+    let s = sqrt(s2);
+    return r.xyz * (2.0 * upper_atan2(s, r.w) / s);
 }
 
 // exp(p/2): the rotation with scaled angle-axis p.
 fn rotation_of(p: vec3<f32>) -> vec4<f32> {
-    let angle = length(p);
-    if angle < 1e-7 {
-        return normalize(vec4<f32>(0.5 * p, 1.0));
+    let angle_squared = dot(p, p);
+    if angle_squared <= TAU * TAU {
+        let series = half_angle_sinc_cos(angle_squared);
+        return vec4<f32>(p * series.x, series.y);
     }
+    // Past a full turn (a shape reaching that far): the builtins, as the CPU's library call.
+    let angle = sqrt(angle_squared);
     return vec4<f32>(p * (sin(0.5 * angle) / angle), cos(0.5 * angle));
 }
 
