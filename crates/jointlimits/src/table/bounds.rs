@@ -24,6 +24,7 @@ use glam::{Vec2, Vec3};
 
 use super::grid::VertexGrid;
 use super::octahedral::OctahedralMap;
+use super::packed::PackedGrid;
 use crate::direction_twist::angle;
 use crate::twist::TwistRange;
 
@@ -74,6 +75,8 @@ pub struct TableGrids<'a> {
     pub twist_min: &'a VertexGrid,
     /// Upper twist limit.
     pub twist_max: &'a VertexGrid,
+    /// The three above side by side.
+    pub packed: &'a PackedGrid,
 }
 
 /// The best allowed point found so far: its square point and cost `α² + δ²`.
@@ -291,16 +294,12 @@ impl BoundPyramid {
         let t1 = t0 + part;
         let origin = Vec2::new(column as f32, row as f32) * cell - 1.0;
         let rectangle = [origin + t0 * cell, origin + t1 * cell];
-        let corners = part_corners(grids.distance, column, row, t0, t1);
-        if corners.iter().all(|&v| v > 0.0) {
+        let [a, b, c, d] = grids.packed.part_corners(column, row, t0, t1);
+        let (least, most) = (a.min(b).min(c.min(d)), a.max(b).max(c.max(d)));
+        if least.x > 0.0 {
             return None;
         }
-        let low = part_corners(grids.twist_min, column, row, t0, t1);
-        let high = part_corners(grids.twist_max, column, row, t0, t1);
-        let twist = [
-            low.into_iter().fold(f32::INFINITY, f32::min),
-            high.into_iter().fold(f32::NEG_INFINITY, f32::max),
-        ];
+        let twist = [least.y, most.z];
         let [low, high] = rectangle;
         Some(Bounds {
             rectangle: Some(rectangle),
@@ -400,14 +399,11 @@ fn settle(grids: TableGrids, rectangle: [Vec2; 2], d: Vec3, twist: f32, best: &m
         Vec2::new(low.x, high.y),
         high,
     ] {
-        if grids.distance.sample(p) > 0.0 {
+        let lookup = grids.packed.sample(p);
+        if lookup.distance > 0.0 {
             continue;
         }
-        let range = TwistRange {
-            min: grids.twist_min.sample(p),
-            max: grids.twist_max.sample(p),
-        };
-        let gap = range.measure(twist).distance;
+        let gap = lookup.twist.measure(twist).distance;
         let swing = angle(d, grids.map.to_sphere(p));
         let cost = swing * swing + gap * gap;
         if cost < best.cost {

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::bounds::{BoundPyramid, Found, TableGrids};
 use super::channels::Channel;
 use super::grid::VertexGrid;
+use super::packed::{Lookup, PackedGrid};
 use super::record::TableRecord;
 use super::seeds::{SEEDS_PER_SIDE, Seeds};
 use super::swing_set::{SwingSet, angle, fold_consistent, map_around};
@@ -80,6 +81,8 @@ pub struct TableLimit {
     seeds: Seeds,
     /// Bounds over blocks of cells, which prove the global search's answer or find a nearer one.
     bounds: BoundPyramid,
+    /// The signed distance and twist limits side by side, for lookups reading all three.
+    packed: PackedGrid,
 }
 
 /// Whether a rotation whose direction is `outside_by` beyond the allowed directions (signed
@@ -155,7 +158,9 @@ impl TableLimit {
             break_margin,
             seeds: Seeds::default(),
             bounds: BoundPyramid::default(),
+            packed: PackedGrid::default(),
         };
+        table.packed = PackedGrid::new(&table.swing.distance, &table.twist_min, &table.twist_max);
         table.seeds = table.spread_seeds();
         table.bounds = BoundPyramid::new(table.table_grids());
         table
@@ -220,6 +225,7 @@ impl TableLimit {
             + self.swing.chains().memory_bytes()
             + self.seeds.memory_bytes()
             + self.bounds.memory_bytes()
+            + self.packed.memory_bytes()
     }
 
     /// The grids the bounded search reads.
@@ -229,6 +235,7 @@ impl TableLimit {
             distance: &self.swing.distance,
             twist_min: &self.twist_min,
             twist_max: &self.twist_max,
+            packed: &self.packed,
         }
     }
 
@@ -263,10 +270,13 @@ impl TableLimit {
     /// The twist range interpolated at square point `p`.
     #[inline(always)]
     fn twist_range_at(&self, p: Vec2) -> TwistRange {
-        TwistRange {
-            min: self.twist_min.sample(p),
-            max: self.twist_max.sample(p),
-        }
+        self.packed.sample(p).twist
+    }
+
+    /// The signed distance and twist range interpolated at square point `p`.
+    #[inline(always)]
+    fn lookup(&self, p: Vec2) -> Lookup {
+        self.packed.sample(p)
     }
 
     /// The values interpolated at the unit `direction`.
@@ -300,9 +310,12 @@ impl TableLimit {
             return self.nearest(relative, &LimitContext::NONE);
         };
         let p = self.swing.map.to_square(direction);
-        let outside_by = self.swing.distance.sample(p);
+        let Lookup {
+            distance: outside_by,
+            twist: range,
+        } = self.lookup(p);
         if outside_by <= BOUNDARY_TOLERANCE {
-            let measure = self.twist_range_at(p).measure_from(twist, previous.w);
+            let measure = range.measure_from(twist, previous.w);
             if within_tolerance(outside_by, measure.distance) {
                 return Limited::unchanged(relative, direction.extend(measure.turned));
             }
@@ -362,9 +375,12 @@ impl TableLimit {
         global: bool,
     ) -> Limited {
         let p = self.swing.map.to_square(direction);
-        let outside_by = self.swing.distance.sample(p);
+        let Lookup {
+            distance: outside_by,
+            twist: range,
+        } = self.lookup(p);
         if outside_by <= BOUNDARY_TOLERANCE {
-            let measure = turn(&self.twist_range_at(p));
+            let measure = turn(&range);
             if within_tolerance(outside_by, measure.distance) {
                 return Limited::unchanged(relative, direction.extend(measure.turned));
             }
@@ -486,8 +502,9 @@ impl TableLimit {
             // The excess's gradient in x (it falls as the limit rises), and the signed
             // distance's (pointing out of the allowed directions), by central differences.
             let probe = |offset: Vec2| {
-                let p = self.swing.map.to_square(exp(x + offset));
-                Vec2::new(excess_at(p), self.swing.distance.sample(p))
+                let Lookup { distance, twist } =
+                    self.lookup(self.swing.map.to_square(exp(x + offset)));
+                Vec2::new((turned - twist.max).max(twist.min - turned), distance)
             };
             let across = (probe(Vec2::X * h) - probe(-Vec2::X * h)) / (2.0 * h);
             let up = (probe(Vec2::Y * h) - probe(-Vec2::Y * h)) / (2.0 * h);
@@ -612,10 +629,12 @@ impl RotationLimit for TableLimit {
     #[inline]
     fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
         let (twist, direction) = self.measure(relative);
-        let p = self.swing.map.to_square(direction);
-        let outside_by = self.swing.distance.sample(p);
+        let Lookup {
+            distance: outside_by,
+            twist: range,
+        } = self.lookup(self.swing.map.to_square(direction));
         if outside_by <= BOUNDARY_TOLERANCE
-            && within_tolerance(outside_by, self.twist_range_at(p).measure(twist).distance)
+            && within_tolerance(outside_by, range.measure(twist).distance)
         {
             return true;
         }

@@ -8,6 +8,7 @@ pub mod channels;
 pub mod grid;
 pub mod limit;
 pub mod octahedral;
+pub mod packed;
 pub mod record;
 pub mod seeds;
 pub mod swing_set;
