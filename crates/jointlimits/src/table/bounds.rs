@@ -49,6 +49,46 @@ pub struct BoundPyramid {
     resolution: usize,
     /// Per level from 1: blocks per side and each block's bounds.
     levels: Vec<(usize, Vec<BlockBounds>)>,
+    /// Per cell (row-major): a bound on how far a step of unit length within the cell moves the
+    /// direction ([`cell_stretch`]), which sizes the caps of the cell's parts.
+    cell_stretch: Vec<f32>,
+}
+
+/// How much the largest stretch sampled in a cell is raised to bound it over the whole cell:
+/// the Jacobian varies by far less than this within one cell of the coarsest table (4²), and the
+/// samples include the cell's corners, edges and centre (the map's creases, the square's axes
+/// and the diamond's edges, lie on cell edges of every even resolution).
+const STRETCH_MARGIN: f32 = 1.25;
+
+/// Points sampled per side of a cell to bound its stretch.
+const STRETCH_SAMPLES: usize = 3;
+
+/// A bound on the largest angle (radians) a step of unit length in the square moves the
+/// direction within the cell `(column, row)` of an `n`-cell grid: the largest singular value of
+/// the map's Jacobian sampled over the cell (one-sided differences inside the cell, so a crease
+/// on its edge is measured from its own side), raised by [`STRETCH_MARGIN`] and at most the
+/// whole map's bound [`STRETCH`].
+pub fn cell_stretch(map: &OctahedralMap, n: usize, column: usize, row: usize) -> f32 {
+    let cell = 2.0 / n as f32;
+    let low = VertexGrid::vertex_position(n, column, row);
+    let h = cell / 64.0;
+    let mut largest = 0.0f32;
+    for a in 0..STRETCH_SAMPLES {
+        for b in 0..STRETCH_SAMPLES {
+            let t = Vec2::new(a as f32, b as f32) / (STRETCH_SAMPLES - 1) as f32;
+            // Step into the cell from its edges.
+            let p = low + t * (cell - h);
+            let at = map.to_sphere(p).as_dvec3();
+            let du = (map.to_sphere(p + Vec2::X * h).as_dvec3() - at) / f64::from(h);
+            let dv = (map.to_sphere(p + Vec2::Y * h).as_dvec3() - at) / f64::from(h);
+            // The largest eigenvalue of JᵀJ = [[du·du, du·dv], [du·dv, dv·dv]].
+            let (e, f, g) = (du.dot(du), du.dot(dv), dv.dot(dv));
+            let mean = 0.5 * (e + g);
+            let spread = (0.25 * (e - g) * (e - g) + f * f).sqrt();
+            largest = largest.max((mean + spread).sqrt() as f32);
+        }
+    }
+    (largest * STRETCH_MARGIN).min(STRETCH)
 }
 
 /// What a stored block's lower bound reads: a cap holding the block's directions, and the
@@ -175,9 +215,14 @@ impl BoundPyramid {
             levels.push((up, parents.clone()));
             (side, below) = (up, parents);
         }
+        let cell_stretch = (0..n * n)
+            .into_par_iter()
+            .map(|index| cell_stretch(grids.map, n, index % n, index / n))
+            .collect();
         BoundPyramid {
             resolution: n,
             levels,
+            cell_stretch,
         }
     }
 
@@ -186,7 +231,8 @@ impl BoundPyramid {
         self.levels
             .iter()
             .map(|(_, blocks)| std::mem::size_of_val(blocks.as_slice()))
-            .sum()
+            .sum::<usize>()
+            + std::mem::size_of_val(self.cell_stretch.as_slice())
     }
 
     /// Improves `best` (an allowed point and its cost, or `+∞` with any point) to within
@@ -304,7 +350,7 @@ impl BoundPyramid {
         Some(Bounds {
             rectangle: Some(rectangle),
             centre: grids.map.to_sphere(0.5 * (low + high)),
-            radius: STRETCH * 0.5 * (high - low).length(),
+            radius: self.cell_stretch[row * n + column] * 0.5 * (high - low).length(),
             twist,
         })
     }
@@ -445,5 +491,51 @@ mod tests {
         }
         eprintln!("largest stretch {worst}");
         assert!(worst <= STRETCH, "{worst}");
+    }
+
+    #[test]
+    fn no_step_within_a_cell_moves_the_direction_more_than_the_cells_bound() {
+        // A turned map, every resolution kind (odd too: then the creases cross cells), and
+        // steps between random points of one cell, near its corners and edges too.
+        let map = OctahedralMap {
+            basis: crate::region::swing_basis(Vec3::new(0.3, -0.8, 0.5).normalize()),
+        };
+        let mut random = SeededRandom::new(11);
+        for n in [4, 5, 8, 17, 64, 128] {
+            let cell = 2.0 / n as f32;
+            let bounds: Vec<f32> = (0..n * n)
+                .map(|index| cell_stretch(&map, n, index % n, index / n))
+                .collect();
+            let mut worst_ratio = 0.0f32;
+            let mut uncapped = 0.0f32;
+            for _ in 0..100_000 {
+                let mut index = || ((random.next_unit() * n as f64) as usize).min(n - 1);
+                let (column, row) = (index(), index());
+                let low = VertexGrid::vertex_position(n, column, row);
+                let mut point = || {
+                    // Uniform, or pressed against an edge or corner.
+                    let t = Vec2::new(random.next_unit() as f32, random.next_unit() as f32);
+                    let t = t.powf(if random.next_unit() < 0.3 { 6.0 } else { 1.0 });
+                    low + t * cell
+                };
+                let (p, q) = (point(), point());
+                let moved = (q - p).length();
+                if moved < 1e-3 * cell {
+                    continue;
+                }
+                let a = map.to_sphere(p).as_dvec3();
+                let b = map.to_sphere(q).as_dvec3();
+                let stretch = (a.angle_between(b) / f64::from(moved)) as f32;
+                let bound = bounds[row * n + column];
+                if bound < STRETCH {
+                    uncapped = uncapped.max(stretch / bound);
+                }
+                worst_ratio = worst_ratio.max(stretch / bound);
+            }
+            eprintln!(
+                "{n}² cells: worst stretch {worst_ratio:.3} of the cell bound, {uncapped:.3} where not capped"
+            );
+            assert!(worst_ratio <= 1.0, "{n}: {worst_ratio}");
+        }
     }
 }
