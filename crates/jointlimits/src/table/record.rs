@@ -178,7 +178,13 @@ fn encode_channel(codes: &[u16]) -> String {
 fn decode_channel(text: &str, count: usize) -> Result<Vec<u16>, String> {
     let deflated = base64_decode(text)?;
     let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, 2 * count + 1)
-        .map_err(|e| format!("not valid deflate data ({:?})", e.status))?;
+        .map_err(|e| match e.status {
+            // The limit stops a table larger than its resolution says (or a deflate bomb).
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
+                format!("holds more than the {count} values its resolution gives")
+            }
+            status => format!("not valid deflate data ({status:?})"),
+        })?;
     if bytes.len() != 2 * count {
         return Err(format!(
             "holds {} values; the grid has {count}",
@@ -281,6 +287,14 @@ mod tests {
         let mut short = record.clone();
         short.resolution += 1;
         assert!(TableLimit::try_from(short).unwrap_err().contains("allowed"));
+        // A resolution below the data's names the mismatch, not the compression.
+        let mut long = record.clone();
+        long.resolution /= 2;
+        let error = TableLimit::try_from(long).unwrap_err();
+        assert!(
+            error.contains("allowed") && error.contains("more than"),
+            "{error}"
+        );
         let mut garbage = record.clone();
         garbage.stress = "!!".into();
         assert!(
