@@ -20,7 +20,7 @@
 //! over a rectangle at the corners, so the bounds of cells and of parts of cells are exact, and a
 //! part with no allowed corner holds no allowed direction.
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
 
 use super::grid::VertexGrid;
 use super::octahedral::OctahedralMap;
@@ -111,11 +111,7 @@ pub struct TableGrids<'a> {
     pub map: &'a OctahedralMap,
     /// Signed angular distance to the boundary (negative inside).
     pub distance: &'a VertexGrid,
-    /// Lower twist limit.
-    pub twist_min: &'a VertexGrid,
-    /// Upper twist limit.
-    pub twist_max: &'a VertexGrid,
-    /// The three above side by side.
+    /// The signed distance and the twist limits side by side.
     pub packed: &'a PackedGrid,
 }
 
@@ -340,12 +336,7 @@ impl BoundPyramid {
         let t1 = t0 + part;
         let origin = Vec2::new(column as f32, row as f32) * cell - 1.0;
         let rectangle = [origin + t0 * cell, origin + t1 * cell];
-        let [a, b, c, d] = grids.packed.part_corners(column, row, t0, t1);
-        let (least, most) = (a.min(b).min(c.min(d)), a.max(b).max(c.max(d)));
-        if least.x > 0.0 {
-            return None;
-        }
-        let twist = [least.y, most.z];
+        let twist = allowed_envelope(grids.packed.part_corners(column, row, t0, t1))?;
         let [low, high] = rectangle;
         Some(Bounds {
             rectangle: Some(rectangle),
@@ -365,42 +356,19 @@ fn beatable(cost: f32, tolerance: f32) -> f32 {
 
 /// The envelope of cell `(column, row)`'s twist limits, empty when no corner is allowed.
 fn cell_envelope(grids: TableGrids, column: usize, row: usize) -> [f32; 2] {
-    let all = Vec2::ZERO;
-    let corners = part_corners(grids.distance, column, row, all, Vec2::ONE);
-    if corners.iter().all(|&v| v > 0.0) {
-        return EMPTY;
-    }
-    let low = part_corners(grids.twist_min, column, row, all, Vec2::ONE);
-    let high = part_corners(grids.twist_max, column, row, all, Vec2::ONE);
-    [
-        low.into_iter().fold(f32::INFINITY, f32::min),
-        high.into_iter().fold(f32::NEG_INFINITY, f32::max),
-    ]
+    let corners = grids
+        .packed
+        .part_corners(column, row, Vec2::ZERO, Vec2::ONE);
+    allowed_envelope(corners).unwrap_or(EMPTY)
 }
 
-/// The bilinear values of `grid` at the corners of the part `[t0, t1]` (in `[0, 1]²`) of cell
-/// `(column, row)`.
+/// The envelope `[min twist_min, max twist_max]` of a cell part's packed corner values (a
+/// bilinear function's extremes over a rectangle are at its corners), or `None` when no corner
+/// is allowed.
 #[inline]
-fn part_corners(grid: &VertexGrid, column: usize, row: usize, t0: Vec2, t1: Vec2) -> [f32; 4] {
-    let side = grid.resolution + 1;
-    let at = |c: usize, r: usize| grid.values[r * side + c];
-    let [a, b, c, d] = [
-        at(column, row),
-        at(column + 1, row),
-        at(column, row + 1),
-        at(column + 1, row + 1),
-    ];
-    let value = |t: Vec2| {
-        let bottom = a + (b - a) * t.x;
-        let top = c + (d - c) * t.x;
-        bottom + (top - bottom) * t.y
-    };
-    [
-        value(t0),
-        value(Vec2::new(t1.x, t0.y)),
-        value(Vec2::new(t0.x, t1.y)),
-        value(t1),
-    ]
+fn allowed_envelope([a, b, c, d]: [Vec4; 4]) -> Option<[f32; 2]> {
+    let (least, most) = (a.min(b).min(c.min(d)), a.max(b).max(c.max(d)));
+    (least.x <= 0.0).then_some([least.y, most.z])
 }
 
 /// A block as its lower bound reads it.

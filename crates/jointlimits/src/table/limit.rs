@@ -233,8 +233,6 @@ impl TableLimit {
         TableGrids {
             map: &self.swing.map,
             distance: &self.swing.distance,
-            twist_min: &self.twist_min,
-            twist_max: &self.twist_max,
             packed: &self.packed,
         }
     }
