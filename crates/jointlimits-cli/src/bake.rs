@@ -131,6 +131,16 @@ fn print_report(
             gap(report.largest_rotation_gap),
         )?;
     }
+    for (joint, _, report, _) in rows {
+        if report.largest_gap_beyond_a_table > report.cell_angle {
+            writeln!(
+                out,
+                "note: {joint}: {} of the disagreeing rotations (largest gap {:.3}°) lie where no table can follow the original at any resolution: the original allows two separate runs of twist there, or its run jumps, or the bone is within a cell of pointing against its axis, where twist has no single value; they are left out of the gaps above.",
+                report.rotations_beyond_a_table,
+                report.largest_gap_beyond_a_table.to_degrees(),
+            )?;
+        }
+    }
     let worst = rows
         .iter()
         .map(|(_, _, r, _)| (r.largest_direction_gap.max(r.largest_rotation_gap)) / r.cell_angle)

@@ -593,20 +593,28 @@ pub(crate) fn neighbours(n: usize, vertex: usize) -> impl Iterator<Item = usize>
     let side = n + 1;
     let (column, row) = ((vertex % side) as i64, (vertex / side) as i64);
     let last = n as i64;
-    let grid = (-1i64..=1).flat_map(move |dr| {
-        (-1i64..=1).filter_map(move |dc| {
-            let (c, r) = (column + dc, row + dr);
-            ((dc, dr) != (0, 0) && (0..=last).contains(&c) && (0..=last).contains(&r))
-                .then(|| (r * (last + 1) + c) as usize)
-        })
-    });
     let folds = [
         (row == 0).then(|| last - column),
         (row == last).then(|| last * (last + 1) + last - column),
         (column == 0).then(|| (last - row) * (last + 1)),
         (column == last).then(|| (last - row) * (last + 1) + last),
     ];
-    grid.chain(folds.into_iter().flatten().map(|v| v as usize))
+    grid_neighbours(n, vertex).chain(folds.into_iter().flatten().map(|v| v as usize))
+}
+
+/// The up to eight grid neighbours of `vertex` on a grid of `n` cells per side, not crossing
+/// the square's folds.
+pub(crate) fn grid_neighbours(n: usize, vertex: usize) -> impl Iterator<Item = usize> {
+    let side = n + 1;
+    let (column, row) = ((vertex % side) as i64, (vertex / side) as i64);
+    let last = n as i64;
+    (-1i64..=1).flat_map(move |dr| {
+        (-1i64..=1).filter_map(move |dc| {
+            let (c, r) = (column + dc, row + dr);
+            ((dc, dr) != (0, 0) && (0..=last).contains(&c) && (0..=last).contains(&r))
+                .then(|| (r * (last + 1) + c) as usize)
+        })
+    })
 }
 
 /// The index of the cell holding square point `p` on a grid of `resolution` cells per side.

@@ -10,7 +10,7 @@ use super::grid::VertexGrid;
 use super::packed::{Lookup, PackedGrid};
 use super::record::TableRecord;
 use super::seeds::{SEEDS_PER_SIDE, Seeds};
-use super::swing_set::{SwingSet, angle, fold_consistent, map_around};
+use super::swing_set::{SwingSet, angle, fold_consistent, fold_consistent_twist, map_around};
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing};
 use crate::direction_twist;
 use crate::space::SpaceKind;
@@ -138,17 +138,20 @@ impl TableLimit {
     }
 
     /// The table with the vertex grids of the five channels, in [`Channel::ALL`]'s order (same
-    /// resolution). Values are made to agree across the square's folds and moved onto the
-    /// channels' lattices; a twist minimum above its maximum is left for
+    /// resolution). Values are made to agree across the square's folds (twist ranges modulo
+    /// whole turns, see [`fold_consistent_twist`]) and moved onto the channels' lattices; a twist minimum above its maximum is left for
     /// [`RotationLimit::validate`] to report.
     pub fn from_grids(twist_axis: Vec3, mut grids: [VertexGrid; 5]) -> TableLimit {
         for (grid, channel) in grids.iter_mut().zip(Channel::ALL) {
-            fold_consistent(grid);
+            if !matches!(channel, Channel::TwistMin | Channel::TwistMax) {
+                fold_consistent(grid);
+            }
             for value in &mut grid.values {
                 *value = channel.quantize(*value);
             }
         }
-        let [allowed, twist_min, twist_max, stress, break_margin] = grids;
+        let [allowed, mut twist_min, mut twist_max, stress, break_margin] = grids;
+        fold_consistent_twist(&mut twist_min, &mut twist_max);
         let mut table = TableLimit {
             twist_axis,
             swing: SwingSet::new(map_around(twist_axis), allowed),
@@ -202,7 +205,15 @@ impl TableLimit {
     /// blurred: the signed distance stays a distance, and features narrower than the new cells
     /// vanish.
     pub fn resampled(&self, resolution: usize) -> TableLimit {
-        TableLimit::from_fn(self.twist_axis, resolution, |d| self.values_at(d))
+        // Read at each new vertex's own square point, not through its direction: a vertex on
+        // a fold then reads its own side, whose twist ranges are on its neighbours' turn.
+        let side = resolution + 1;
+        let values: Vec<TableValues> = (0..side * side)
+            .map(|v| {
+                self.values_at_square(VertexGrid::vertex_position(resolution, v % side, v / side))
+            })
+            .collect();
+        TableLimit::from_values(self.twist_axis, resolution, &values)
     }
 
     /// The coarser levels of detail of this table: half the resolution each, down to
@@ -279,7 +290,11 @@ impl TableLimit {
 
     /// The values interpolated at the unit `direction`.
     pub fn values_at(&self, direction: Vec3) -> TableValues {
-        let p = self.swing.map.to_square(direction);
+        self.values_at_square(self.swing.map.to_square(direction))
+    }
+
+    /// The values interpolated at square point `p`.
+    fn values_at_square(&self, p: Vec2) -> TableValues {
         TableValues {
             allowed: self.swing.distance.sample(p),
             twist: self.twist_range_at(p),

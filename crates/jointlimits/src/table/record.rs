@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::channels::Channel;
 use super::grid::VertexGrid;
 use super::limit::{RESOLUTIONS, TableLimit};
-use super::swing_set::fold_pairs;
+use super::swing_set::{edge_fold_pairs, fold_pairs};
 
 /// The one encoding written and read.
 pub const ENCODING: &str = "u16-delta-deflate-base64";
@@ -103,7 +103,7 @@ impl TryFrom<TableRecord> for TableLimit {
             ));
         }
         for (channel_codes, channel) in codes.iter().zip(Channel::ALL) {
-            fold_agreement(channel_codes, n)
+            fold_agreement(channel_codes, channel, n)
                 .map_err(|problem| format!("table channel {}: {problem}", channel.name()))?;
         }
         let grids = codes
@@ -120,12 +120,23 @@ impl TryFrom<TableRecord> for TableLimit {
 }
 
 /// Vertices that are one direction of the sphere (fold partners on the square's outer edges, and
-/// the four corners) hold one code, as every table this program writes does. A table that
-/// disagrees there was made elsewhere and would be averaged silently; it is refused instead,
-/// naming the first two vertices (row, column) that disagree.
-fn fold_agreement(codes: &[u16], resolution: usize) -> Result<(), String> {
+/// the four corners) hold one code, as every table this program writes does; twist limits hold
+/// one value modulo whole turns, within a code (a turn is 32767.5 codes), and the corners' are
+/// free (see [`super::swing_set::fold_consistent_twist`]). A table that disagrees there was made
+/// elsewhere and would be averaged silently; it is refused instead, naming the first two
+/// vertices (row, column) that disagree.
+fn fold_agreement(codes: &[u16], channel: Channel, resolution: usize) -> Result<(), String> {
     let side = resolution + 1;
-    let Some((a, b)) = fold_pairs(resolution).find(|&(a, b)| codes[a] != codes[b]) else {
+    let disagreeing = if matches!(channel, Channel::TwistMin | Channel::TwistMax) {
+        let turn = f64::from(u16::MAX) / 2.0;
+        edge_fold_pairs(resolution).find(|&(a, b)| {
+            let apart = f64::from(codes[a]) - f64::from(codes[b]);
+            (apart - turn * (apart / turn).round()).abs() > 1.0
+        })
+    } else {
+        fold_pairs(resolution).find(|&(a, b)| codes[a] != codes[b])
+    };
+    let Some((a, b)) = disagreeing else {
         return Ok(());
     };
     Err(format!(

@@ -12,6 +12,8 @@
 //! Newton steps along the gradient, and is then slid once along the curve's tangent towards the
 //! query: within about 1e-4 rad of the exact nearest point of the curve at 64² and finer.
 
+use std::f32::consts::TAU;
+
 use glam::{Vec2, Vec3};
 
 use super::boundary::{BoundaryChains, cell_of};
@@ -273,6 +275,38 @@ pub(crate) fn fold_pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
         ]
     });
     edges.chain([n, n * side, n * side + n].map(|corner| (0, corner)))
+}
+
+/// The fold partners on the square's outer edges, without the corners: the pairs of
+/// [`fold_pairs`] whose two vertices each touch one cell side along the fold.
+pub(crate) fn edge_fold_pairs(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    fold_pairs(n).skip(4).take(4 * (n / 2))
+}
+
+/// Makes the twist ranges of fold partners on the square's outer edges one range modulo whole
+/// turns: the pair's mean is taken with the second partner moved onto the first's turn, and
+/// each keeps its own turn. Partners may differ by whole turns because the twist of a rotation
+/// field winds twice round the direction opposite the axis (the square's corners), and that
+/// winding has to cross the folds somewhere; inside the square it would cross a cell. The
+/// corners themselves point opposite the axis, where twist has no single meaning: each keeps
+/// the value its one cell sees. Both partners are left on `channel`'s lattice, the second
+/// within half a code of the first's value moved by its whole turns (a turn is not a whole
+/// number of codes), so applying this again changes nothing.
+pub(crate) fn fold_consistent_twist(min: &mut VertexGrid, max: &mut VertexGrid) {
+    use super::channels::Channel;
+    let n = min.resolution;
+    for (a, b) in edge_fold_pairs(n) {
+        let middle = |v: usize| 0.5 * (min.values[v] + max.values[v]);
+        let shift = TAU * ((middle(a) - middle(b)) / TAU).round();
+        for (grid, channel) in [
+            (&mut *min, Channel::TwistMin),
+            (&mut *max, Channel::TwistMax),
+        ] {
+            let v = &mut grid.values;
+            v[a] = channel.quantize(0.5 * (v[a] + v[b] + shift));
+            v[b] = channel.quantize(v[a] - shift);
+        }
+    }
 }
 
 /// Makes the values of vertices that are one direction (fold partners on the square's outer
