@@ -253,3 +253,52 @@ fn fitted_table_corrections_are_the_nearest_allowed_rotation() {
     }
     eprintln!("largest excess over the brute force: {worst} rad");
 }
+
+/// A bone held at a large swing while its twist turns round and round, through the limiter:
+/// each time the twist passes half a turn from its range the answer must jump from one end of
+/// the range to the other, once. With two basins of nearly equal distance it used to jump to
+/// the other basin as well and back a few frames later (10.9° twice on the fingers). Now, per
+/// half turn crossed, at most one output step is larger than four times the input's.
+#[test]
+fn table_streams_jump_once_per_half_turn_of_twist() {
+    use jointlimits::Limiter;
+    use jointlimits::measure::tightness::pointing;
+    let Some(path) = fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let bvh = read_bvh_file(&path).unwrap();
+    let motion = bvh.to_motion();
+    let options = FitOptions {
+        shape: ShapeKind::Table(128),
+        ..FitOptions::default()
+    };
+    let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
+    let mut random = SeededRandom::new(3);
+    for name in ["rThumb2", "lThumb2", "rRing1", "rPinky2"] {
+        let limit = limits.find(name).unwrap().clone();
+        let axis = limit.region.bone_axis().unwrap();
+        let mut largest_extra_jumps = 0;
+        for _ in 0..40 {
+            let direction = loop {
+                let d = random.direction();
+                if (100.0..175.0).contains(&d.angle_between(axis).to_degrees()) {
+                    break d;
+                }
+            };
+            let mut limiter = Limiter::new(vec![Some(limit.clone())]);
+            let outputs: Vec<Quat> = (-400..=400)
+                .map(|degrees| {
+                    let relative = pointing(axis, direction, (degrees as f32).to_radians());
+                    limiter.limit_joint(0, limit.local(relative)).0
+                })
+                .collect();
+            let jumps = outputs
+                .windows(2)
+                .filter(|pair| pair[0].angle_between(pair[1]) > 4f32.to_radians())
+                .count();
+            // 800° of twist cross the point half a turn from the range at most three times.
+            largest_extra_jumps = largest_extra_jumps.max(jumps.saturating_sub(3));
+        }
+        assert_eq!(largest_extra_jumps, 0, "{name}");
+    }
+}

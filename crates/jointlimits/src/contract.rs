@@ -136,6 +136,16 @@ pub trait RotationLimit {
         false
     }
 
+    /// Where a stream whose continuation strayed past the switch margin can pick up on the
+    /// turn the stateless answer `nearest` uses without leaving the basin it was in: `previous`
+    /// (the stream's last [`Limited::measured`]) moved onto that turn. Crossing the half turn
+    /// from a twist range, the answer must jump from one end of the range to the other, but
+    /// need not also jump to another basin when both basins are about as near. `None` (the
+    /// default) for kinds with no such choice; the stream then takes `nearest`.
+    fn previous_on_nearest_turn(&self, _previous: Vec4, _nearest: &Limited) -> Option<Vec4> {
+        None
+    }
+
     /// Whether `relative` sits exactly where the kind's coordinates are degenerate, so that its
     /// stateless answer is one of several equally valid ones (a swing of exactly 180°, where every
     /// twist splits the rotation). A stream keeps its own answer there whatever the margin.

@@ -5,7 +5,9 @@
 //! limiter's output jump there, and a noisy one flicker between the two sides. The limiter keeps,
 //! per joint, the cover and turn the previous frame used ([`Limited::measured`]) and continues
 //! from them while that answer is at most [`Limiter::margin`] farther than the stateless nearest;
-//! past the margin it switches to the nearest. So:
+//! past the margin it switches to the nearest's cover and turn, staying in the basin it was in
+//! where that is within the margin too ([`RotationLimit::previous_on_nearest_turn`]), and to the
+//! nearest itself otherwise. So:
 //! - an allowed rotation is returned unchanged, bit for bit, whatever the history;
 //! - the output is never more than the margin farther than the nearest allowed rotation;
 //! - a slow input switches sides at most once each time it passes an equidistant place, and
@@ -180,12 +182,17 @@ pub(crate) fn stream_step(
                         && !limit.region.continues_as(relative, &nearest, previous) =>
                 {
                     let continued = limit.limit_relative_continuing_in(relative, previous, context);
-                    if continued.violation <= nearest.violation + margin
-                        || limit.region.is_degenerate(relative)
-                    {
+                    let within_margin = |l: &Limited| l.violation <= nearest.violation + margin;
+                    if within_margin(&continued) || limit.region.is_degenerate(relative) {
                         continued
                     } else {
-                        nearest
+                        // The turn must change; the basin need not.
+                        limit
+                            .region
+                            .previous_on_nearest_turn(previous, &nearest)
+                            .map(|p| limit.limit_relative_continuing_in(relative, p, context))
+                            .filter(within_margin)
+                            .unwrap_or(nearest)
                     }
                 }
                 _ => nearest,

@@ -85,6 +85,13 @@ macro_rules! register_limit_kinds {
             }
 
             #[inline]
+            fn previous_on_nearest_turn(&self, previous: Vec4, nearest: &Limited) -> Option<Vec4> {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.previous_on_nearest_turn(previous, nearest),)*
+                }
+            }
+
+            #[inline]
             fn is_degenerate(&self, relative: Quat) -> bool {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.is_degenerate(relative),)*

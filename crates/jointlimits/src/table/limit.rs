@@ -655,6 +655,11 @@ impl RotationLimit for TableLimit {
         near_half_swing(relative, self.twist_axis) && self.nearest(relative, context).inside
     }
 
+    /// The previous direction with the nearest answer's twist turn.
+    fn previous_on_nearest_turn(&self, previous: Vec4, nearest: &Limited) -> Option<Vec4> {
+        Some(previous.truncate().extend(nearest.measured.w))
+    }
+
     fn is_degenerate(&self, relative: Quat) -> bool {
         crate::contract::half_swing(relative, self.twist_axis)
     }
