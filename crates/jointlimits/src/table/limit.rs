@@ -312,12 +312,24 @@ impl TableLimit {
     /// bisection. Unlike [`RotationLimit::nearest_continuing`] it is not the nearest allowed
     /// rotation: it is where a motion from the last valid pose meets the limit, which an
     /// animator may prefer for a bone sweeping into a wall. An allowed `relative` comes back
-    /// unchanged; when the previous direction is not allowed, the nearest is returned.
+    /// unchanged. A previous direction kept within the boundary tolerance, a hair outside,
+    /// starts the walk from the allowed direction next to it; with no previous direction at
+    /// all, the nearest is returned.
     pub fn first_crossing(&self, relative: Quat, previous: Vec4) -> Limited {
         let (twist, direction) = self.measure(relative);
+        // An answer kept within the boundary tolerance may lie a hair outside: the walk starts
+        // from the allowed direction next to it, not from the stateless nearest, which may lie
+        // anywhere.
         let Some(from) = previous
             .truncate()
             .try_normalize()
+            .map(|d| {
+                if self.swing.contains(d) {
+                    d
+                } else {
+                    self.swing.inside_near(self.swing.map.to_square(d))
+                }
+            })
             .filter(|&d| self.swing.contains(d))
         else {
             return self.nearest(relative, &LimitContext::NONE);
