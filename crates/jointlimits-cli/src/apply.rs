@@ -65,7 +65,7 @@ pub fn run(
     );
     if written.still_outside > 0 {
         eprintln!(
-            "warning: {} joint-frames read back outside their limits (up to {:.6}°): their rotation channels cannot express an allowed rotation there",
+            "warning: {} joint-frames read back outside their limits (up to {:.6}°): no allowed rotation near the one asked for survives being written as the joint's rotation channels, rounded to the file's precision (too few channels, or an allowed region thinner than the rounding)",
             written.still_outside,
             written.worst_violation.to_degrees()
         );
