@@ -254,6 +254,23 @@ fn fitted_table_corrections_are_the_nearest_allowed_rotation() {
     eprintln!("largest excess over the brute force: {worst} rad");
 }
 
+/// `martial_04` with 128² tables fitted to it with the default options (none without the
+/// fixture).
+fn martial_tables() -> Option<(
+    jointlimits_io::Bvh,
+    jointlimits::Motion,
+    jointlimits::SkeletonLimits,
+)> {
+    let bvh = read_bvh_file(&fixture("cmu_daz/martial_04.bvh")?).unwrap();
+    let motion = bvh.to_motion();
+    let options = FitOptions {
+        shape: ShapeKind::Table(128),
+        ..FitOptions::default()
+    };
+    let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
+    Some((bvh, motion, limits))
+}
+
 /// A bone held at a large swing while its twist turns round and round, through the limiter:
 /// each time the twist passes half a turn from its range the answer must jump from one end of
 /// the range to the other, once. With two basins of nearly equal distance it used to jump to
@@ -263,16 +280,9 @@ fn fitted_table_corrections_are_the_nearest_allowed_rotation() {
 fn table_streams_jump_once_per_half_turn_of_twist() {
     use jointlimits::Limiter;
     use jointlimits::measure::tightness::pointing;
-    let Some(path) = fixture("cmu_daz/martial_04.bvh") else {
+    let Some((_, _, limits)) = martial_tables() else {
         return;
     };
-    let bvh = read_bvh_file(&path).unwrap();
-    let motion = bvh.to_motion();
-    let options = FitOptions {
-        shape: ShapeKind::Table(128),
-        ..FitOptions::default()
-    };
-    let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
     let mut random = SeededRandom::new(3);
     for name in ["rThumb2", "lThumb2", "rRing1", "rPinky2"] {
         let limit = limits.find(name).unwrap().clone();
@@ -325,16 +335,9 @@ fn one_frame_spikes(outputs: &[Quat], threshold: f32) -> usize {
 #[test]
 fn path_aware_streams_follow_smooth_input_without_spikes() {
     use jointlimits::Limiter;
-    let Some(path) = fixture("cmu_daz/martial_04.bvh") else {
+    let Some((bvh, motion, limits)) = martial_tables() else {
         return;
     };
-    let bvh = read_bvh_file(&path).unwrap();
-    let motion = bvh.to_motion();
-    let options = FitOptions {
-        shape: ShapeKind::Table(128),
-        ..FitOptions::default()
-    };
-    let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
     let mut random = SeededRandom::new(5);
     let mut totals = [0usize; 2];
     for name in ["abdomen", "lShldr", "rThigh", "neck", "lForeArm"] {
