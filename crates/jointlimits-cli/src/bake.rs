@@ -50,9 +50,9 @@ pub fn run(request: &BakeRequest) -> Result<()> {
             LimitRegion::Table(table) => table.resampled(request.resolution),
             region => bake(region, axes[index], request.resolution).with_context(|| {
                 format!(
-                    "joint {:?} (a {}) at {n}×{n}: bake finer (--resolution {}) or bake only the others (--joint NAME)",
+                    "joint {:?} ({} limit) at {n}×{n}: bake finer (--resolution {}) or bake only the others (--joint NAME)",
                     limit.joint,
-                    region.kind_name(),
+                    region.label(),
                     (request.resolution * 4).min(2048),
                     n = request.resolution
                 )
@@ -132,10 +132,24 @@ fn print_report(
         )?;
     }
     for (joint, _, report, _) in rows {
+        let cells = report.largest_antipode_gap / report.cell_angle;
+        if cells > 1.0 {
+            writeln!(
+                out,
+                "warning: {joint}: with the bone within {:.0}° of pointing against its axis, where twist winds twice round, {} of {} rotations disagree, by up to {:.3}° ({cells:.1} cell); a finer table follows closer (--resolution {})",
+                jointlimits::table::bake::ANTIPODE_ZONE.to_degrees(),
+                report.antipode_disagreeing,
+                report.antipode_rotations,
+                report.largest_antipode_gap.to_degrees(),
+                (report.resolution * 2).min(2048)
+            )?;
+        }
+    }
+    for (joint, _, report, _) in rows {
         if report.largest_gap_beyond_a_table > report.cell_angle {
             writeln!(
                 out,
-                "note: {joint}: {} of the disagreeing rotations (largest gap {:.3}°) lie where no table can follow the original at any resolution: the original allows two separate runs of twist there, or its run jumps, or the bone is within a cell of pointing against its axis, where twist has no single value; they are left out of the gaps above.",
+                "note: {joint}: {} of the disagreeing rotations (largest gap {:.3}°) lie where no table can follow the original at any resolution: the original allows two separate runs of twist there, or its run jumps; they are left out of the gaps above.",
                 report.rotations_beyond_a_table,
                 report.largest_gap_beyond_a_table.to_degrees(),
             )?;

@@ -103,17 +103,22 @@ fn print_level(
     let kib = |bytes: usize| format!("{:.0} KiB", bytes as f64 / 1024.0);
     let (directions, rotations, gap) = match report {
         None => ("(finest)".to_string(), String::new(), String::new()),
-        Some(r) => (
-            format!("{}", r.directions_disagreeing),
-            format!("{}", r.rotations_disagreeing),
-            format!(
-                "{:.2}° ({:.2} cell)",
-                r.largest_direction_gap
-                    .max(r.largest_rotation_gap)
-                    .to_degrees(),
-                r.largest_direction_gap.max(r.largest_rotation_gap) / r.cell_angle
-            ),
-        ),
+        Some(r) => {
+            // Every sample counts here, those near the antipode too.
+            let largest = r
+                .largest_direction_gap
+                .max(r.largest_rotation_gap)
+                .max(r.largest_antipode_gap);
+            (
+                format!("{}", r.directions_disagreeing),
+                format!("{}", r.rotations_disagreeing + r.antipode_disagreeing),
+                format!(
+                    "{:.2}° ({:.2} cell)",
+                    largest.to_degrees(),
+                    largest / r.cell_angle
+                ),
+            )
+        }
     };
     println!(
         "{joint:<16} {:>10} {:>10} {:>10} {directions:>18} {rotations:>10} {gap:>18}",

@@ -582,23 +582,35 @@ pub struct BakeReport {
     pub largest_direction_gap: f32,
     /// Random rotations tested.
     pub rotations: usize,
-    /// Of them, those the table and the limit disagree on.
+    /// Of them, those the table and the limit disagree on, outside the antipode zone (see
+    /// [`BakeReport::antipode_rotations`]).
     pub rotations_disagreeing: usize,
     /// The largest distance (the contract's metric) from a disagreeing rotation to the region
     /// that refuses it, radians, over those a table can follow.
     pub largest_rotation_gap: f32,
-    /// Of the disagreeing rotations, those a table cannot follow at any resolution, because
-    /// it holds one twist range per direction, interpolated over each cell:
-    /// - **split twist**: somewhere in the cell of their bone direction the original allows two
-    ///   or more separate runs of twist, or its run jumps (where one run ends and another
-    ///   begins); the table keeps the run its neighbours continue;
-    /// - **twist singularity**: the bone is within a cell of pointing against its axis (a
-    ///   corner cell of the square), where a twist about the axis has no single value and
-    ///   turns twice round the point.
+    /// Of the disagreeing rotations outside the antipode zone, those a table cannot follow at
+    /// any resolution, because it holds one twist range per direction: somewhere in the cell
+    /// of their bone direction the original allows two or more separate runs of twist, or its
+    /// run jumps (where one run ends and another begins); the table keeps the run its
+    /// neighbours continue.
     pub rotations_beyond_a_table: usize,
     /// The largest distance from one of those to the region refusing it, radians.
     pub largest_gap_beyond_a_table: f32,
+    /// Rotations tested in the antipode zone: the bone within [`ANTIPODE_ZONE`] of pointing
+    /// against its axis, where a twist about the axis winds twice round the antipode and a
+    /// table's twist ranges are hardest to interpolate. Random rotations almost never land
+    /// there, so these are drawn there on purpose (a tenth as many as `rotations`), together
+    /// with the random ones that do.
+    pub antipode_rotations: usize,
+    /// Of them, those the table and the limit disagree on.
+    pub antipode_disagreeing: usize,
+    /// The largest distance from one of those to the region refusing it, radians.
+    pub largest_antipode_gap: f32,
 }
+
+/// How near the bone's pointing against its axis the antipode zone of [`BakeReport`] reaches,
+/// radians (20°).
+pub const ANTIPODE_ZONE: f32 = 0.35;
 
 /// Compares `table` with the `limit` it was baked from on `samples` uniformly random bone
 /// directions and as many Haar-random rotations (fixed `seed`).
@@ -620,10 +632,6 @@ pub fn disagreement<L: RotationLimit + Sync>(
             let n = table.resolution();
             let map = &table.swing().map;
             let (column, row, _) = VertexGrid::locate_in(n, map.to_square(d));
-            if [column, row].iter().all(|&i| i == 0 || i == n - 1) {
-                // A corner cell: the bone within a cell of pointing against its axis.
-                return true;
-            }
             // Runs split, merge or end where a range jumps, anywhere in the cell: look at a
             // 5 × 5 lattice over it, corners included, for two runs at a point or a jump
             // between neighbouring points.
@@ -697,36 +705,71 @@ fn compare<L: RotationLimit + Sync>(
             found
         })
         .reduce(|| (0, 0.0), |a, b| (a.0 + b.0, a.1.max(b.1)));
-    // (disagreeing, largest gap, of them beyond a table, largest gap there)
-    let rotations = (0..samples.div_ceil(chunk))
+    // (disagreeing, largest gap, of them beyond a table, largest gap there; antipode zone:
+    // tested, disagreeing, largest gap)
+    type Found = (usize, f32, usize, f32, usize, usize, f32);
+    let antipode = -table.twist_axis;
+    let in_zone = |q: Quat| angle(q * table.twist_axis, antipode) < ANTIPODE_ZONE;
+    let add = |found: &mut Found, q: Quat| {
+        let zone = in_zone(q);
+        found.4 += usize::from(zone);
+        let by_table = table.contains(q, &LimitContext::NONE);
+        if by_table == limit.contains(q, &LimitContext::NONE) {
+            return;
+        }
+        let refusing = if by_table {
+            limit.nearest(q, &LimitContext::NONE)
+        } else {
+            table.nearest(q, &LimitContext::NONE)
+        };
+        if zone {
+            found.5 += 1;
+            found.6 = found.6.max(refusing.violation);
+            return;
+        }
+        found.0 += 1;
+        if beyond(q * table.twist_axis) {
+            found.2 += 1;
+            found.3 = found.3.max(refusing.violation);
+        } else {
+            found.1 = found.1.max(refusing.violation);
+        }
+    };
+    let zone_samples = samples / 10;
+    let (e1, e2) = antipode.any_orthonormal_pair();
+    let rotations: Found = (0..(samples + zone_samples).div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
             let mut random = SeededRandom::new(!seed ^ (c as u64).wrapping_mul(0x85EB_CA6B));
-            let mut found = (0usize, 0.0f32, 0usize, 0.0f32);
-            for _ in 0..chunk.min(samples - c * chunk) {
-                let q: Quat = random.rotation();
-                let by_table = table.contains(q, &LimitContext::NONE);
-                if by_table == limit.contains(q, &LimitContext::NONE) {
-                    continue;
-                }
-                let refusing = if by_table {
-                    limit.nearest(q, &LimitContext::NONE)
+            let mut found: Found = (0, 0.0, 0, 0.0, 0, 0, 0.0);
+            for i in c * chunk..((c + 1) * chunk).min(samples + zone_samples) {
+                let q = if i < samples {
+                    random.rotation()
                 } else {
-                    table.nearest(q, &LimitContext::NONE)
+                    // Uniform over the zone's cap of directions, any twist.
+                    let cos = 1.0 - random.next_unit() as f32 * (1.0 - ANTIPODE_ZONE.cos());
+                    let sin = (1.0 - cos * cos).max(0.0).sqrt();
+                    let around = TAU * random.next_unit() as f32;
+                    let d = antipode * cos + (e1 * around.cos() + e2 * around.sin()) * sin;
+                    pointing(table.twist_axis, d, TAU * random.next_unit() as f32 - PI)
                 };
-                found.0 += 1;
-                if beyond(q * table.twist_axis) {
-                    found.2 += 1;
-                    found.3 = found.3.max(refusing.violation);
-                } else {
-                    found.1 = found.1.max(refusing.violation);
-                }
+                add(&mut found, q);
             }
             found
         })
         .reduce(
-            || (0, 0.0, 0, 0.0),
-            |a, b| (a.0 + b.0, a.1.max(b.1), a.2 + b.2, a.3.max(b.3)),
+            || (0, 0.0, 0, 0.0, 0, 0, 0.0),
+            |a, b| {
+                (
+                    a.0 + b.0,
+                    a.1.max(b.1),
+                    a.2 + b.2,
+                    a.3.max(b.3),
+                    a.4 + b.4,
+                    a.5 + b.5,
+                    a.6.max(b.6),
+                )
+            },
         );
     let resolution = table.resolution();
     BakeReport {
@@ -740,6 +783,9 @@ fn compare<L: RotationLimit + Sync>(
         largest_rotation_gap: rotations.1,
         rotations_beyond_a_table: rotations.2,
         largest_gap_beyond_a_table: rotations.3,
+        antipode_rotations: rotations.4,
+        antipode_disagreeing: rotations.5,
+        largest_antipode_gap: rotations.6,
     }
 }
 
