@@ -1,20 +1,23 @@
 //! Baking any limit into a table, and measuring how far the table strays from it.
 //!
-//! 1. **Twist ranges**: at every vertex direction `d`, the rotations pointing the bone along `d`
-//!    with twists `τ` on [`TWIST_SAMPLES`] evenly spaced steps are tested against the limit; the
-//!    longest run of allowed steps, its ends found by bisection, is the vertex's twist range (a
-//!    range narrower than a step is found around the twist of the limit's nearest rotation).
-//!    A direction with no allowed twist is outside.
+//! 1. **Twist runs**: at every vertex direction `d`, the rotations pointing the bone along `d`
+//!    with twists `τ` on [`TWIST_SAMPLES`] evenly spaced steps are tested against the limit;
+//!    every run of allowed steps, its ends found by bisection, is kept (a run narrower than a
+//!    step is found around the twist of the limit's nearest rotation). A direction with no
+//!    allowed twist is outside. At the four corners, which point the bone against its axis,
+//!    the runs are read a hair inside each corner's own cell.
 //! 2. **Allowed directions**: the boundary is traced cell by cell like a table's own
 //!    ([`BoundaryChains::traced`]), but every crossing is found by bisection against the limit
 //!    itself, so it is exact to `2⁻¹⁸` of a cell; each vertex then holds the signed angle to the
 //!    nearest traced arc. The table's interpolated curve follows the true boundary to within a
 //!    small fraction of a cell where it is smooth.
-//! 3. **Whole turns**: a twist range and the same range moved by 2π are the same limit, but
-//!    interpolation between vertices needs them on the same turn: ranges are moved, spreading out
-//!    from the vertex nearest the axis, onto the turn nearest their neighbour's. Vertices outside
-//!    take the range of the inside vertex they were reached from, so interpolation near the
-//!    boundary sees the boundary's own ranges.
+//! 3. **One run, on common turns**: a table holds one twist range per vertex, and a range and
+//!    the same range moved by 2π are the same limit, but interpolation between vertices needs
+//!    them on the same turn. Spreading out from the vertex nearest the axis, within the square
+//!    and smoothest step first (like quality-guided phase unwrapping), each vertex takes the run
+//!    its neighbour continues, on the neighbour's turn. Vertices outside take the range of the
+//!    inside vertex they were reached from, and those next to the boundary are then solved so
+//!    that the interpolated range on the boundary is the limit's own there.
 //! 4. Stress rises from 0 at [`STRESS_DEPTH`] inside the boundary to 1 on it; the break margin is
 //!    [`BREAK_MARGIN`].
 
