@@ -139,8 +139,8 @@ impl TableLimit {
 
     /// The table with the vertex grids of the five channels, in [`Channel::ALL`]'s order (same
     /// resolution). Values are made to agree across the square's folds (twist ranges modulo
-    /// whole turns, see [`fold_consistent_twist`]) and moved onto the channels' lattices; a twist minimum above its maximum is left for
-    /// [`RotationLimit::validate`] to report.
+    /// whole turns, see [`fold_consistent_twist`]) and moved onto the channels' lattices; a
+    /// twist minimum above its maximum is left for [`RotationLimit::validate`] to report.
     pub fn from_grids(twist_axis: Vec3, mut grids: [VertexGrid; 5]) -> TableLimit {
         for (grid, channel) in grids.iter_mut().zip(Channel::ALL) {
             if !matches!(channel, Channel::TwistMin | Channel::TwistMax) {

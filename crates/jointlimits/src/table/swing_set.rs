@@ -289,7 +289,7 @@ pub(crate) fn edge_fold_pairs(n: usize) -> impl Iterator<Item = (usize, usize)> 
 /// field winds twice round the direction opposite the axis (the square's corners), and that
 /// winding has to cross the folds somewhere; inside the square it would cross a cell. The
 /// corners themselves point opposite the axis, where twist has no single meaning: each keeps
-/// the value its one cell sees. Both partners are left on `channel`'s lattice, the second
+/// the value its one cell sees. Both partners are left on their channel's lattice, the second
 /// within half a code of the first's value moved by its whole turns (a turn is not a whole
 /// number of codes), so applying this again changes nothing.
 pub(crate) fn fold_consistent_twist(min: &mut VertexGrid, max: &mut VertexGrid) {
