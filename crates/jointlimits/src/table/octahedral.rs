@@ -12,7 +12,7 @@
 
 use std::f32::consts::FRAC_PI_4;
 
-use glam::{Mat3, Vec2, Vec3};
+use glam::{DVec2, DVec3, Mat3, Vec2, Vec3};
 
 /// The map turned so that `axis` (the third column of `basis`) is the square's centre and the
 /// basis's first two columns point along `+u` and `+v`.
@@ -84,6 +84,29 @@ impl OctahedralMap {
         );
         (self.basis * local).normalize()
     }
+}
+
+/// The direction at square point `p` in the map's own frame (the axis at `+z`), in f64: the
+/// same formulas as [`OctahedralMap::to_sphere`], for derivative estimates (second differences
+/// over a fraction of a cell) that need more digits than f32 holds. Rotating the frame changes
+/// no length or angle, so the map's stretch and bending are measured here once for every axis.
+pub fn local_direction_precise(p: DVec2) -> DVec3 {
+    let p = p.clamp(DVec2::splat(-1.0), DVec2::splat(1.0));
+    let (u, v) = (p.x.abs(), p.y.abs());
+    let distance = 1.0 - (u + v);
+    let r = 1.0 - distance.abs();
+    let phi = if r == 0.0 {
+        0.0
+    } else {
+        ((v - u) / r + 1.0) * std::f64::consts::FRAC_PI_4
+    };
+    let radial = r * (2.0 - r * r).max(0.0).sqrt();
+    DVec3::new(
+        (phi.cos() * radial).copysign(p.x),
+        (phi.sin() * radial).copysign(p.y),
+        (1.0 - r * r).copysign(distance),
+    )
+    .normalize()
 }
 
 #[cfg(test)]
@@ -189,6 +212,18 @@ mod tests {
                 (count as f64 - expected).abs() < 5.0 * expected.sqrt(),
                 "{counts:?}"
             );
+        }
+    }
+
+    #[test]
+    fn the_precise_direction_is_the_maps_own() {
+        let map = map();
+        let mut random = SeededRandom::new(21);
+        for _ in 0..10_000 {
+            let p = Vec2::new(random.next_unit() as f32, random.next_unit() as f32) * 2.0 - 1.0;
+            let precise = map.basis.as_dmat3() * local_direction_precise(p.as_dvec2());
+            let fast = map.to_sphere(p).as_dvec3();
+            assert!((precise - fast).length() < 1e-6, "{p}: {precise} vs {fast}");
         }
     }
 }
