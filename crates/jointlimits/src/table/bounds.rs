@@ -116,9 +116,10 @@ const BENDING_SAMPLES: usize = 4;
 /// A bound on the covariant acceleration (radians per square unit²) of the grid lines `u ↦
 /// m(u, v)` and `v ↦ m(u, v)` within the cell `(column, row)` of an `n`-cell grid, whatever the
 /// map's axis: the part of `∂²m` along the sphere, sampled over the cell by central differences
-/// kept inside it (in f64) and raised by [`BENDING_MARGIN`]. `+∞` where the map is not smooth within the cell: a crease
-/// (the square's axes, the diamond `|u| + |v| = 1`) crosses it, or it touches the axis or its
-/// antipode (the centre and the corners of the square), where grid lines bend without bound.
+/// kept inside it (in f64) and raised by [`BENDING_MARGIN`]. `+∞` where the map is not smooth
+/// within the cell: a crease (the square's axes, the diamond `|u| + |v| = 1`) crosses it, or it
+/// touches the axis or its antipode (the centre and the corners of the square), where grid lines
+/// bend without bound.
 pub fn cell_bending(n: usize, column: usize, row: usize) -> f32 {
     let cell = 2.0 / n as f32;
     let low = VertexGrid::vertex_position(n, column, row);
@@ -540,7 +541,8 @@ impl BoundPyramid {
     /// interpolation of its corner values, whose least value is at a corner. The bound is the
     /// least corner value less that, for `λ = 0` and for `multiplier` (the boundary's
     /// multiplier at the answer found so far, which makes the bound tight where the answer lies
-    /// on the boundary), the larger of the two, least over the turns that may reach `bar`.
+    /// on the boundary), the larger of the two, least over the twist turns that could beat
+    /// `best` (none: the bar itself, which prunes the part).
     #[inline]
     fn examine(
         &self,
