@@ -105,6 +105,45 @@ pub fn cell_stretch(map: &OctahedralMap, n: usize, column: usize, row: usize) ->
     (largest * STRETCH_MARGIN).min(STRETCH)
 }
 
+/// `per_cell(column, row)` for every cell of an `n`-cell grid (row-major), for a per-cell bound
+/// of the map's geometry sampled symmetrically (central differences at a symmetric pattern of
+/// points: [`cell_bending`]). The map is symmetric under `u → −u`, `v → −v` and `u ↔ v` (mirror
+/// images of one another on the sphere, whatever its axis), and the bound covers both grid
+/// directions, so one cell in eight is sampled and the rest read from it. With an odd `n` the
+/// middle cells straddle the square's axes and their samples are not mirror images: every cell
+/// is sampled.
+fn symmetric_grid(n: usize, per_cell: impl Fn(usize, usize) -> f32 + Sync) -> Vec<f32> {
+    use rayon::prelude::*;
+    if n % 2 == 1 {
+        return (0..n * n)
+            .into_par_iter()
+            .map(|index| per_cell(index % n, index / n))
+            .collect();
+    }
+    // The representative of a cell's orbit: in the upper right quadrant, below the diagonal.
+    let representative = |column: usize, row: usize| {
+        let (column, row) = (column.max(n - 1 - column), row.max(n - 1 - row));
+        (column.max(row), column.min(row))
+    };
+    let sampled: Vec<f32> = (0..n * n)
+        .into_par_iter()
+        .map(|index| {
+            let (column, row) = (index % n, index / n);
+            if representative(column, row) == (column, row) {
+                per_cell(column, row)
+            } else {
+                f32::NAN
+            }
+        })
+        .collect();
+    (0..n * n)
+        .map(|index| {
+            let (column, row) = representative(index % n, index / n);
+            sampled[row * n + column]
+        })
+        .collect()
+}
+
 /// How much the largest bending sampled in a cell is raised to bound it over the whole cell.
 /// Bending varies faster than stretch (it grows like `1/r` towards the square's centre and
 /// corners), hence the wider margin; the test samples it.
@@ -289,10 +328,7 @@ impl BoundPyramid {
             .into_par_iter()
             .map(|index| cell_stretch(grids.map, n, index % n, index / n))
             .collect();
-        let cell_bending = (0..n * n)
-            .into_par_iter()
-            .map(|index| cell_bending(n, index % n, index / n))
-            .collect();
+        let cell_bending = symmetric_grid(n, |column, row| cell_bending(n, column, row));
         BoundPyramid {
             resolution: n,
             levels,
@@ -904,5 +940,19 @@ mod tests {
             median > 0.95,
             "the bound prunes too little: median {median}"
         );
+    }
+
+    #[test]
+    fn the_symmetric_bending_grid_is_every_cells_own_bound() {
+        // Read from one cell in eight, the grid must bound every cell as sampling it directly
+        // does (equal but for the last bits of the mirrored samples).
+        for n in [4, 5, 8, 17, 64, 128] {
+            let bending = symmetric_grid(n, |column, row| cell_bending(n, column, row));
+            for (index, &read) in bending.iter().enumerate() {
+                let own = cell_bending(n, index % n, index / n);
+                let close = read == own || (read - own).abs() <= 1e-5 * own;
+                assert!(close, "{n}² cell {index}: bending {read} vs its own {own}");
+            }
+        }
     }
 }
