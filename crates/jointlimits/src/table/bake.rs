@@ -692,29 +692,25 @@ fn compare<L: RotationLimit + Sync>(
     seed: u64,
 ) -> BakeReport {
     let chunk = 1024;
-    let (directions_disagreeing, largest_direction_gap) = (0..samples.div_ceil(chunk))
+    let directions = (0..samples.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
             let mut random = SeededRandom::new(seed ^ (c as u64).wrapping_mul(0x9E37_79B9));
-            let mut found = (0usize, 0.0f32);
+            let mut found = Disagreements::default();
             for _ in 0..chunk.min(samples - c * chunk) {
                 let d = random.direction();
                 if table.swing().contains(d) != reaches(d) {
-                    found.0 += 1;
-                    found.1 = found.1.max(table.swing().signed_distance(d).abs());
+                    found.add(table.swing().signed_distance(d).abs());
                 }
             }
             found
         })
-        .reduce(|| (0, 0.0), |a, b| (a.0 + b.0, a.1.max(b.1)));
-    // (disagreeing, largest gap, of them beyond a table, largest gap there; antipode zone:
-    // tested, disagreeing, largest gap)
-    type Found = (usize, f32, usize, f32, usize, usize, f32);
+        .reduce(Disagreements::default, Disagreements::merged);
     let antipode = -table.twist_axis;
     let in_zone = |q: Quat| angle(q * table.twist_axis, antipode) < ANTIPODE_ZONE;
-    let add = |found: &mut Found, q: Quat| {
+    let add = |tally: &mut RotationTally, q: Quat| {
         let zone = in_zone(q);
-        found.4 += usize::from(zone);
+        tally.antipode_tested += usize::from(zone);
         let by_table = table.contains(q, &LimitContext::NONE);
         if by_table == limit.contains(q, &LimitContext::NONE) {
             return;
@@ -724,26 +720,22 @@ fn compare<L: RotationLimit + Sync>(
         } else {
             table.nearest(q, &LimitContext::NONE)
         };
-        if zone {
-            found.5 += 1;
-            found.6 = found.6.max(refusing.violation);
-            return;
-        }
-        found.0 += 1;
-        if beyond(q * table.twist_axis) {
-            found.2 += 1;
-            found.3 = found.3.max(refusing.violation);
+        let kind = if zone {
+            &mut tally.antipode
+        } else if beyond(q * table.twist_axis) {
+            &mut tally.beyond
         } else {
-            found.1 = found.1.max(refusing.violation);
-        }
+            &mut tally.followable
+        };
+        kind.add(refusing.violation);
     };
     let zone_samples = samples / 10;
     let (e1, e2) = antipode.any_orthonormal_pair();
-    let rotations: Found = (0..(samples + zone_samples).div_ceil(chunk))
+    let rotations = (0..(samples + zone_samples).div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
             let mut random = SeededRandom::new(!seed ^ (c as u64).wrapping_mul(0x85EB_CA6B));
-            let mut found: Found = (0, 0.0, 0, 0.0, 0, 0, 0.0);
+            let mut tally = RotationTally::default();
             for i in c * chunk..((c + 1) * chunk).min(samples + zone_samples) {
                 let q = if i < samples {
                     random.rotation()
@@ -755,39 +747,71 @@ fn compare<L: RotationLimit + Sync>(
                     let d = antipode * cos + (e1 * around.cos() + e2 * around.sin()) * sin;
                     pointing(table.twist_axis, d, TAU * random.next_unit() as f32 - PI)
                 };
-                add(&mut found, q);
+                add(&mut tally, q);
             }
-            found
+            tally
         })
-        .reduce(
-            || (0, 0.0, 0, 0.0, 0, 0, 0.0),
-            |a, b| {
-                (
-                    a.0 + b.0,
-                    a.1.max(b.1),
-                    a.2 + b.2,
-                    a.3.max(b.3),
-                    a.4 + b.4,
-                    a.5 + b.5,
-                    a.6.max(b.6),
-                )
-            },
-        );
+        .reduce(RotationTally::default, RotationTally::merged);
     let resolution = table.resolution();
     BakeReport {
         resolution,
         cell_angle: (4.0 * PI).sqrt() / resolution as f32,
         directions: samples,
-        directions_disagreeing,
-        largest_direction_gap,
+        directions_disagreeing: directions.count,
+        largest_direction_gap: directions.largest,
         rotations: samples,
-        rotations_disagreeing: rotations.0,
-        largest_rotation_gap: rotations.1,
-        rotations_beyond_a_table: rotations.2,
-        largest_gap_beyond_a_table: rotations.3,
-        antipode_rotations: rotations.4,
-        antipode_disagreeing: rotations.5,
-        largest_antipode_gap: rotations.6,
+        rotations_disagreeing: rotations.followable.count + rotations.beyond.count,
+        largest_rotation_gap: rotations.followable.largest,
+        rotations_beyond_a_table: rotations.beyond.count,
+        largest_gap_beyond_a_table: rotations.beyond.largest,
+        antipode_rotations: rotations.antipode_tested,
+        antipode_disagreeing: rotations.antipode.count,
+        largest_antipode_gap: rotations.antipode.largest,
+    }
+}
+
+/// Disagreeing samples of one kind: how many, and the largest gap (radians).
+#[derive(Clone, Copy, Debug, Default)]
+struct Disagreements {
+    count: usize,
+    largest: f32,
+}
+
+impl Disagreements {
+    fn add(&mut self, gap: f32) {
+        self.count += 1;
+        self.largest = self.largest.max(gap);
+    }
+
+    fn merged(self, other: Disagreements) -> Disagreements {
+        Disagreements {
+            count: self.count + other.count,
+            largest: self.largest.max(other.largest),
+        }
+    }
+}
+
+/// What the random rotations of [`disagreement`] found (see [`BakeReport`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct RotationTally {
+    /// Disagreeing outside the antipode zone where a table can follow.
+    followable: Disagreements,
+    /// Disagreeing outside the antipode zone where no table can follow.
+    beyond: Disagreements,
+    /// Tested in the antipode zone.
+    antipode_tested: usize,
+    /// Disagreeing in the antipode zone.
+    antipode: Disagreements,
+}
+
+impl RotationTally {
+    fn merged(self, other: RotationTally) -> RotationTally {
+        RotationTally {
+            followable: self.followable.merged(other.followable),
+            beyond: self.beyond.merged(other.beyond),
+            antipode_tested: self.antipode_tested + other.antipode_tested,
+            antipode: self.antipode.merged(other.antipode),
+        }
     }
 }
 

@@ -573,7 +573,7 @@ impl BoundPyramid {
     /// The signed distance is linear along them too, so for any multiplier `λ ≥ 0`,
     /// `f = α² + δ² + λ·s_d` (which is at most `α² + δ²` on allowed directions) has second
     /// derivative at most `M = 2s² + 2α_max·A + 2t′²` along each side, and a function on a
-    /// rectangle of sides `w × h` lies at least `(M_u·w² + M_v·h²) / 8` below the bilinear
+    /// rectangle of sides `w × h` lies no more than `(M_u·w² + M_v·h²) / 8` below the bilinear
     /// interpolation of its corner values, whose least value is at a corner. The bound is the
     /// least corner value less that, for `λ = 0` and for `multiplier` (the boundary's
     /// multiplier at the answer found so far, which makes the bound tight where the answer lies
@@ -593,6 +593,8 @@ impl BoundPyramid {
         let swings = corners.map(|p| angle(d, grids.map.to_sphere(p)));
         let mut improved = false;
         for (&p, &swing) in corners.iter().zip(&swings) {
+            // Read at the point itself, as the answer will be: the part's corner values may
+            // differ in the last bit, and an answer must be allowed by the table's own reading.
             let lookup = grids.packed.sample(p);
             if lookup.distance > 0.0 {
                 continue;
