@@ -3,12 +3,19 @@
 //! A [`Crowd`] is a [`crate::Limiter`] per character, and gives the same output bit for bit: each
 //! character and joint keeps its own history under the stream semantics of [`crate::limiter`].
 //! Inside, the characters are split into chunks that run in parallel (rayon: the current thread
-//! pool, so `pool.install(|| crowd.limit_frame(..))` picks the cores), and within a chunk each
-//! joint goes through its characters [`LANES`] at a time: a conservative lane test
-//! ([`SurelyInside`]) passes the rotations that are allowed by a margin, and only the rest take
-//! the scalar path. A passed rotation's history is the input itself, measured only if a later
-//! frame needs it, so the lanes never have to reproduce the scalar path's measurement. Nothing is
-//! allocated per frame.
+//! pool, so `pool.install(|| crowd.limit_frame(..))` picks the cores), and within a chunk the
+//! characters go [`LANES`] at a time through every joint in order (parents first), so a lane's
+//! poses and histories stay in cache. Nothing is allocated per frame.
+//!
+//! - Full-space boxes and ellipsoids go through a lane kernel that makes the one-at-a-time path's
+//!   operations in its order ([`crate::rotation::product`],
+//!   [`crate::rotation::short_scaled_angle_axis`], the shapes' own tests and Newton steps), so
+//!   its answers are that path's bits. A lane keeps the kernel's answer where the stream takes the
+//!   stateless nearest (no history, inside, or continuing in the nearest's cover) and the scalar
+//!   step runs for the rest (a switch of cover, or a long cover that may be nearer).
+//! - Other kinds take a conservative lane test ([`SurelyInside`]): it passes the rotations that
+//!   are allowed by a margin, and only the rest take the scalar path. A passed rotation's history
+//!   is the input itself, measured only if a later frame needs it.
 //!
 //! ```
 //! use glam::{Quat, Vec3};
@@ -44,8 +51,8 @@ use glam::{Quat, Vec4};
 use rayon::prelude::*;
 
 use crate::batch::{LANES, SurelyInside};
-use crate::contract::LimitContext;
-use crate::joint_limit::JointLimit;
+use crate::contract::{LimitContext, RotationLimit};
+use crate::joint_limit::{JointLimit, Limited};
 use crate::limiter::{DEFAULT_SWITCH_MARGIN, stream_step, switch_margin};
 
 /// Characters limited together by one task: enough work (hundreds of joints) that scheduling
@@ -206,60 +213,172 @@ struct Histories<'a> {
 impl Settings<'_> {
     /// Limits the characters whose poses are `poses` (character-major), joint by joint.
     fn limit_characters(&self, histories: Histories, poses: &mut [Quat]) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has just been checked for AVX2.
+            return unsafe { self.limit_characters_avx2(histories, poses) };
+        }
+        self.limit_characters_portable(histories, poses)
+    }
+
+    /// [`Settings::limit_characters`] compiled for AVX2 (the same operations, so the same bits).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn limit_characters_avx2(&self, histories: Histories, poses: &mut [Quat]) -> usize {
+        self.limit_characters_portable(histories, poses)
+    }
+
+    #[inline(always)]
+    fn limit_characters_portable(&self, mut histories: Histories, poses: &mut [Quat]) -> usize {
         let joint_count = self.joints.len();
         let characters = poses.len() / joint_count;
         let mut outside = 0;
-        for (joint, crowd_joint) in self.joints.iter().enumerate() {
-            let Some(limit) = &crowd_joint.limit else {
-                continue;
-            };
-            let slot = |character: usize| character * joint_count + joint;
-            for first in (0..characters).step_by(LANES) {
-                let count = LANES.min(characters - first);
-                let surely_inside = match &crowd_joint.lanes {
-                    Some(lanes) => {
-                        let mut group = [Quat::IDENTITY; LANES];
-                        for (lane, rotation) in group.iter_mut().take(count).enumerate() {
-                            *rotation = poses[slot(first + lane)];
-                        }
-                        lanes.test(&group)
-                    }
-                    None => [false; LANES],
+        // Lanes of characters, each through every joint in order (parents before children): a
+        // lane's poses and histories stay in the nearest cache while its joints are limited.
+        for first in (0..characters).step_by(LANES) {
+            for (joint, crowd_joint) in self.joints.iter().enumerate() {
+                let Some(limit) = &crowd_joint.limit else {
+                    continue;
                 };
-                for (lane, &allowed) in surely_inside.iter().take(count).enumerate() {
-                    let at = slot(first + lane);
-                    if allowed {
-                        histories.remembered[at] = Vec4::from(poses[at]);
-                        histories.memory[at] = Memory::AllowedInput;
-                        continue;
-                    }
-                    let previous = histories.previous(limit, at);
-                    // The parent was limited earlier in this loop, for every character.
-                    let context = LimitContext {
-                        parent: crowd_joint
-                            .parent
-                            .map(|p| poses[(first + lane) * joint_count + p]),
-                    };
-                    let (output, limited) = stream_step(
-                        limit,
-                        poses[at],
-                        previous,
-                        self.margin,
-                        self.path_aware,
-                        &context,
-                    );
-                    poses[at] = output;
-                    histories.remembered[at] = limited.measured;
-                    histories.memory[at] = Memory::Measured;
-                    outside += usize::from(!limited.inside);
-                }
+                let group = Group {
+                    joint,
+                    joint_count,
+                    first,
+                    count: LANES.min(characters - first),
+                };
+                outside += if limit.has_exact_lanes() {
+                    self.limit_group_exactly(limit, &group, &mut histories, poses)
+                } else {
+                    self.limit_group(crowd_joint, limit, &group, &mut histories, poses)
+                };
             }
         }
         outside
     }
+
+    /// One group through the lane kernel that gives the one-at-a-time path's bits: a lane whose
+    /// stream takes the stateless nearest (no history, inside, or continuing in the nearest's
+    /// cover) keeps the lanes' answer; the rest take the scalar path.
+    #[inline(always)]
+    fn limit_group_exactly(
+        &self,
+        limit: &JointLimit,
+        group: &Group,
+        histories: &mut Histories,
+        poses: &mut [Quat],
+    ) -> usize {
+        let exact = limit.limit_group_exactly(&group.gather(poses));
+        let mut outside = 0;
+        for lane in 0..group.count {
+            let at = group.slot(lane);
+            if exact.known[lane] {
+                let nearest = &exact.limited[lane];
+                let continues = nearest.inside
+                    || histories.previous(limit, at).is_none_or(|previous| {
+                        let relative = limit.relative(poses[at]);
+                        limit.region.continues_as(relative, nearest, previous)
+                    });
+                if continues {
+                    poses[at] = exact.output[lane];
+                    histories.remember(at, nearest);
+                    outside += usize::from(!nearest.inside);
+                    continue;
+                }
+            }
+            outside += self.step(limit, None, at, histories, poses);
+        }
+        outside
+    }
+
+    /// One group: rotations the conservative lane test passes are allowed (and unchanged);
+    /// the rest take the scalar path.
+    #[inline(always)]
+    fn limit_group(
+        &self,
+        crowd_joint: &CrowdJoint,
+        limit: &JointLimit,
+        group: &Group,
+        histories: &mut Histories,
+        poses: &mut [Quat],
+    ) -> usize {
+        let surely_inside = match &crowd_joint.lanes {
+            Some(lanes) => lanes.test(&group.gather(poses)),
+            None => [false; LANES],
+        };
+        let mut outside = 0;
+        for (lane, &allowed) in surely_inside.iter().take(group.count).enumerate() {
+            let at = group.slot(lane);
+            if allowed {
+                histories.remembered[at] = Vec4::from(poses[at]);
+                histories.memory[at] = Memory::AllowedInput;
+                continue;
+            }
+            // The parent was limited earlier in this loop, for every character.
+            let parent = crowd_joint.parent.map(|p| poses[at - group.joint + p]);
+            outside += self.step(limit, parent, at, histories, poses);
+        }
+        outside
+    }
+
+    /// The scalar stream step of slot `at`; returns 1 when it was outside.
+    #[inline(never)]
+    fn step(
+        &self,
+        limit: &JointLimit,
+        parent: Option<Quat>,
+        at: usize,
+        histories: &mut Histories,
+        poses: &mut [Quat],
+    ) -> usize {
+        let previous = histories.previous(limit, at);
+        let (output, limited) = stream_step(
+            limit,
+            poses[at],
+            previous,
+            self.margin,
+            self.path_aware,
+            &LimitContext { parent },
+        );
+        poses[at] = output;
+        histories.remember(at, &limited);
+        usize::from(!limited.inside)
+    }
+}
+
+/// One joint of up to [`LANES`] consecutive characters of a task.
+struct Group {
+    joint: usize,
+    joint_count: usize,
+    first: usize,
+    count: usize,
+}
+
+impl Group {
+    /// The slot of the group's `lane` in the task's poses.
+    #[inline(always)]
+    fn slot(&self, lane: usize) -> usize {
+        (self.first + lane) * self.joint_count + self.joint
+    }
+
+    /// The group's rotations, padded with the identity.
+    #[inline(always)]
+    fn gather(&self, poses: &[Quat]) -> [Quat; LANES] {
+        let mut group = [Quat::IDENTITY; LANES];
+        for (lane, rotation) in group.iter_mut().take(self.count).enumerate() {
+            *rotation = poses[self.slot(lane)];
+        }
+        group
+    }
 }
 
 impl Histories<'_> {
+    /// Keeps this frame's result of slot `at` for the next.
+    #[inline(always)]
+    fn remember(&mut self, at: usize, limited: &Limited) {
+        self.remembered[at] = limited.measured;
+        self.memory[at] = Memory::Measured;
+    }
+
     /// The last frame's measurement at slot `at`, as a [`crate::Limiter`] would have kept it.
     #[inline]
     fn previous(&self, limit: &JointLimit, at: usize) -> Option<Vec4> {

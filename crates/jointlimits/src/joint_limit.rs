@@ -53,13 +53,16 @@ impl JointLimit {
     /// every kind sees a unit rotation; one within 1e-3 of unit length is used as it is.
     #[inline]
     pub fn relative(&self, local: Quat) -> Quat {
-        self.reference.conjugate() * crate::rotation::near_unit(local)
+        crate::rotation::product(
+            self.reference.conjugate(),
+            crate::rotation::near_unit(local),
+        )
     }
 
     /// `reference · relative`: back to a local rotation.
     #[inline]
     pub fn local(&self, relative: Quat) -> Quat {
-        self.reference * relative
+        crate::rotation::product(self.reference, relative)
     }
 
     /// The nearest allowed relative rotation to `relative` (either cover), softened when the

@@ -57,26 +57,66 @@ pub fn nearest_cover(q: Quat, previous: Quat) -> Quat {
 /// The input is assumed unit length.
 #[inline(always)]
 pub fn to_scaled_angle_axis(q: Quat) -> Vec3 {
-    let v = Vec3::new(q.x, q.y, q.z);
-    let sin_half_squared = v.length_squared();
-    if q.w > 0.0 && sin_half_squared <= q.w * q.w {
-        // Angles up to 90°, the common case: with t = s/w ≤ 1, θ/s = 2·atan(t)/(t·w), a
-        // polynomial in t² = s²/w², so no square root and one division.
-        let inverse_w = q.w.recip();
-        let t_squared = sin_half_squared * inverse_w * inverse_w;
-        return v * (2.0 * crate::fast_trig::atan_over_t(t_squared) * inverse_w);
+    if q.w >= 0.0 {
+        return short_scaled_angle_axis(q);
     }
-    let sin_half = sin_half_squared.sqrt();
+    let v = Vec3::new(q.x, q.y, q.z);
+    let sin_half = v.length();
     if sin_half < TINY {
-        return if q.w >= 0.0 {
-            // θ·n = 2·atan2(s, w)/s · v → 2v/w as s → 0.
-            2.0 * v / q.w
-        } else {
-            Vec3::X * std::f32::consts::TAU
-        };
+        return Vec3::X * std::f32::consts::TAU;
     }
     let angle = 2.0 * crate::fast_trig::atan2(sin_half, q.w);
     v * (angle / sin_half)
+}
+
+/// [`to_scaled_angle_axis`] of a rotation taking the short way (`w ≥ 0`), the limits' runtime
+/// case. One-at-a-time and lane paths both call it, so their points agree bit for bit.
+///
+/// With `s = |v|`: up to 90° (`s ≤ w`), `θ/s = 2·atan(t)/(t·w)` with `t = s/w` is a polynomial
+/// in `t² = s²/w²` times `1/w`, exact down to `s = 0` with no square root; beyond,
+/// `θ/2 = π/2 − atan(w/s)`.
+#[inline(always)]
+pub fn short_scaled_angle_axis(q: Quat) -> Vec3 {
+    let sin_half_squared = q.x * q.x + q.y * q.y + q.z * q.z;
+    let scale = if sin_half_squared <= q.w * q.w {
+        short_log_scale_within_quarter(sin_half_squared, q.w)
+    } else {
+        short_log_scale_beyond_quarter(sin_half_squared, q.w)
+    };
+    Vec3::new(q.x * scale, q.y * scale, q.z * scale)
+}
+
+/// `θ/s` of [`short_scaled_angle_axis`] up to 90° (`s² ≤ w²`). Lanes compute this and
+/// [`short_log_scale_beyond_quarter`] both and keep one, without a branch.
+#[inline(always)]
+pub fn short_log_scale_within_quarter(sin_half_squared: f32, w: f32) -> f32 {
+    let inverse_w = w.recip();
+    let t_squared = sin_half_squared * inverse_w * inverse_w;
+    2.0 * crate::fast_trig::atan_over_t(t_squared) * inverse_w
+}
+
+/// `θ/s` of [`short_scaled_angle_axis`] beyond 90° (`s² > w²`).
+#[inline(always)]
+pub fn short_log_scale_beyond_quarter(sin_half_squared: f32, w: f32) -> f32 {
+    let sin_half = sin_half_squared.sqrt();
+    let ratio = w / sin_half;
+    let half_angle =
+        std::f32::consts::FRAC_PI_2 - ratio * crate::fast_trig::atan_over_t(ratio * ratio);
+    2.0 * half_angle / sin_half
+}
+
+/// The Hamilton product `a · b`, written out term by term. The limits' reference changes use it
+/// on both the one-at-a-time and the lane paths, so the two agree bit for bit (a library product
+/// may order its operations otherwise, or fuse them).
+#[inline(always)]
+pub fn product(a: Quat, b: Quat) -> Quat {
+    let (x, y, z, w) = (b.x, b.y, b.z, b.w);
+    Quat::from_xyzw(
+        a.w * x + a.x * w + a.y * z - a.z * y,
+        a.w * y - a.x * z + a.y * w + a.z * x,
+        a.w * z + a.x * y - a.y * x + a.z * w,
+        a.w * w - a.x * x - a.y * y - a.z * z,
+    )
 }
 
 /// The inverse of [`to_scaled_angle_axis`]: the unit quaternion turning by `|r|` radians about
@@ -242,11 +282,18 @@ pub fn rotation_between_units(a: Vec3, b: Vec3) -> Quat {
 /// component first). A zero or non-finite `q` comes back as it is.
 #[inline]
 pub fn near_unit(q: Quat) -> Quat {
-    let squared = q.length_squared();
-    if (squared - 1.0).abs() <= 1e-3 {
+    if is_near_unit(q) {
         return q;
     }
     normalise_any_scale(q)
+}
+
+/// Whether [`near_unit`] leaves `q` as it is: its squared length is within 1e-3 of 1.
+#[inline(always)]
+pub fn is_near_unit(q: Quat) -> bool {
+    // Written out, so that lanes can make the same test.
+    let squared = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    (squared - 1.0).abs() <= 1e-3
 }
 
 /// The rare path of [`near_unit`].

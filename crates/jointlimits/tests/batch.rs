@@ -5,8 +5,8 @@
 use glam::{Quat, Vec3};
 use jointlimits::fit::{FitOptions, ShapeKind, fit_joint_limit};
 use jointlimits::rotation::{angle_between, from_scaled_angle_axis, unroll};
-use jointlimits::shape::KdopDirections;
-use jointlimits::{JointLimit, Softening, SpaceKind};
+use jointlimits::shape::{KdopDirections, Shape};
+use jointlimits::{JointLimit, LimitRegion, RotationLimit, Softening, SpaceKind};
 use proptest::prelude::*;
 
 /// A wandering, shoulder-like set of rotations to fit to.
@@ -133,4 +133,47 @@ fn inside_rotations_come_back_unchanged_and_softened_limits_work() {
             assert_eq!(*got, limit.limit(*input));
         }
     }
+}
+
+/// For full-space boxes and ellipsoids the lanes make the one-at-a-time path's operations in its
+/// order, so the results are the same bits on the whole input space: Haar-random rotations in
+/// both covers, rotations a hair from the boundary, half turns and quaternions far from unit
+/// length.
+#[test]
+fn full_space_boxes_and_ellipsoids_batch_to_the_same_bits() {
+    let mut random = jointlimits::measure::SeededRandom::new(0xB175);
+    let boxes_and_ellipsoids = limits().into_iter().filter(|l| {
+        matches!(&l.region, LimitRegion::Full(f) if matches!(f.shape(), Shape::Box(_) | Shape::Ellipsoid(_)))
+    });
+    let mut tested = 0;
+    for limit in boxes_and_ellipsoids {
+        tested += 1;
+        let mut inputs = Vec::new();
+        for i in 0..4000 {
+            let haar = random.rotation();
+            let nudge = Quat::from_axis_angle(random.direction(), 10f32.powi(-(i as i32 % 7)));
+            inputs.push(match i % 4 {
+                0 => haar,
+                1 => limit.limit(haar) * nudge,
+                2 => Quat::from_axis_angle(random.direction(), std::f32::consts::PI) * nudge,
+                _ => haar * [1e-20, 0.5, 3.0, 1e20][i / 4 % 4],
+            });
+        }
+        let mut batch = inputs.clone();
+        limit.limit_many(&mut batch);
+        let mut outside = 0;
+        for (input, got) in inputs.iter().zip(&batch) {
+            let expected = limit.limit(*input);
+            outside += usize::from(expected != *input);
+            assert_eq!(
+                got.to_array().map(f32::to_bits),
+                expected.to_array().map(f32::to_bits),
+                "{}: {input:?}",
+                limit.region.label()
+            );
+        }
+        assert!(outside > 1000, "{}: {outside}", limit.region.label());
+    }
+    // Box, oriented box, ellipsoid, minimum-volume ellipsoid.
+    assert_eq!(tested, 4);
 }

@@ -22,16 +22,21 @@ pub use inside::{ROUNDING_MARGIN, SurelyInside};
 
 use std::f32::consts::{FRAC_PI_2, PI, TAU};
 
-use glam::{Mat3, Quat, Vec3};
+use glam::{Mat3, Quat, Vec3, Vec4};
 
-use crate::contract::{BOUNDARY_TOLERANCE, NEAR_HALF_SWING};
+use crate::contract::{BOUNDARY_TOLERANCE, Limited, NEAR_HALF_SWING};
 use crate::fast_trig;
 use crate::joint_limit::{JointLimit, LimitRegion};
 use crate::reach_cone::{ReachConeLimit, pseudo_azimuth};
 use crate::region::SwingTwistLimit;
-use crate::region::covers::Ball;
-use crate::rotation::from_scaled_angle_axis;
-use crate::shape::ellipsoid::{newton_step, still_climbing};
+use crate::region::covers::{Ball, distance_to_box};
+use crate::rotation::{
+    from_scaled_angle_axis, is_near_unit, near_unit, product, short_log_scale_beyond_quarter,
+    short_log_scale_within_quarter,
+};
+use crate::shape::ellipsoid::{
+    newton_start, newton_step, squared_scaled, still_climbing, surface_point,
+};
 use crate::shape::{BoxShape, EllipsoidShape, Frame, Polytope, Shape};
 
 /// Rotations handled together. Every step is a chain of dependent divisions, square roots and
@@ -53,6 +58,13 @@ struct Quats {
     w: Lanes,
 }
 
+impl Quats {
+    #[inline(always)]
+    fn get(&self, i: usize) -> Quat {
+        Quat::from_xyzw(self.x[i], self.y[i], self.z[i], self.w[i])
+    }
+}
+
 /// 3D points, one array per coordinate.
 #[derive(Clone, Copy, Default)]
 struct Points {
@@ -72,17 +84,24 @@ impl Points {
         (self.x[i], self.y[i], self.z[i]) = (p.x, p.y, p.z);
     }
 
-    /// Frame coordinates of every lane: `Rᵀ(p − c)`.
+    /// Frame coordinates of every lane ([`Frame::to_local`]).
     #[inline(always)]
     fn in_frame(&self, frame: &Frame) -> Points {
-        let to_local = frame.rotation.transpose();
-        self.transform(&to_local, -(to_local * frame.center))
+        let mut out = Points::default();
+        for i in 0..LANES {
+            out.set(i, frame.to_local(self.get(i)));
+        }
+        out
     }
 
-    /// Limit-space points of frame coordinates in every lane: `R·x + c`.
+    /// Limit-space points of frame coordinates in every lane ([`Frame::to_world`]).
     #[inline(always)]
     fn out_of_frame(&self, frame: &Frame) -> Points {
-        self.transform(&frame.rotation, frame.center)
+        let mut out = Points::default();
+        for i in 0..LANES {
+            out.set(i, frame.to_world(self.get(i)));
+        }
+        out
     }
 
     /// `m · p + offset` in every lane.
@@ -160,7 +179,7 @@ impl JointLimit {
             inside,
             fallback,
         } = match &self.region {
-            LimitRegion::Full(full) => limit_full(full.shape(), full.ball(), &relative),
+            LimitRegion::Full(full) => limit_full(full.shape(), full.ball(), &relative).result,
             LimitRegion::SwingTwist(limit) => limit_swing_twist(&relative, limit),
             LimitRegion::ReachCone(limit) => limit_reach_cone(&relative, limit),
             // Regions without lane kernels (limit_many normally sends them one at a time).
@@ -185,6 +204,63 @@ impl JointLimit {
     }
 }
 
+/// A group of one joint's rotations limited by the lane kernel exactly as the one-at-a-time path
+/// limits each ([`JointLimit::limit_group_exactly`]).
+pub(crate) struct ExactGroup {
+    /// Whether a lane's results are known: `false` where the one-at-a-time path must make them
+    /// (the long cover may be nearer).
+    pub known: [bool; LANES],
+    /// Each known lane's [`JointLimit::limit_relative`].
+    pub limited: [Limited; LANES],
+    /// Each known lane's [`JointLimit::limit`].
+    pub output: [Quat; LANES],
+}
+
+impl JointLimit {
+    /// Whether [`JointLimit::limit_group_exactly`] serves this limit: full-space boxes and
+    /// ellipsoids without softening, whose lanes make the one-at-a-time path's operations.
+    pub(crate) fn has_exact_lanes(&self) -> bool {
+        self.softening.is_none()
+            && matches!(&self.region, LimitRegion::Full(full)
+                if matches!(full.shape(), Shape::Box(_) | Shape::Ellipsoid(_)))
+    }
+
+    /// Limits a group of local rotations in lanes, with every lane's result equal bit for bit to
+    /// what [`JointLimit::limit_relative`] and [`JointLimit::limit`] give; only for limits with
+    /// [`JointLimit::has_exact_lanes`].
+    #[inline(always)]
+    pub(crate) fn limit_group_exactly(&self, group: &[Quat; LANES]) -> ExactGroup {
+        let LimitRegion::Full(full) = &self.region else {
+            unreachable!("exact lanes are for full-space limits");
+        };
+        let turned = multiply_left(self.reference.conjugate(), &load(group));
+        let lanes = limit_full(full.shape(), full.ball(), &short_way(&turned));
+        let local = multiply_left(self.reference, &lanes.result.limited);
+        let mut exact = ExactGroup {
+            known: [false; LANES],
+            limited: [Limited::unchanged(Quat::IDENTITY, Vec4::ZERO); LANES],
+            output: *group,
+        };
+        for i in 0..LANES {
+            exact.known[i] = !lanes.result.fallback[i];
+            let measured = lanes.point.get(i).extend(0.0);
+            exact.limited[i] = if lanes.result.inside[i] {
+                // The relative rotation in the input's cover (the kernel measured the short one).
+                Limited::unchanged(turned.get(i), measured)
+            } else {
+                exact.output[i] = local.get(i);
+                Limited {
+                    relative: lanes.result.limited.get(i),
+                    inside: false,
+                    violation: lanes.distance[i],
+                    measured,
+                }
+            };
+        }
+        exact
+    }
+}
+
 /// What a lane kernel gives back: the limited relative rotations, which lanes were inside, and
 /// which lanes the scalar path must redo (a rotation whose other cover may be nearer).
 struct LaneResult {
@@ -193,25 +269,33 @@ struct LaneResult {
     fallback: [bool; LANES],
 }
 
+/// The group in lanes, each rotation made near unit as [`JointLimit::relative`] makes it.
 #[inline(always)]
 fn load(group: &[Quat; LANES]) -> Quats {
     let mut q = Quats::default();
     for (i, r) in group.iter().enumerate() {
         (q.x[i], q.y[i], q.z[i], q.w[i]) = (r.x, r.y, r.z, r.w);
     }
+    let mut all_near_unit = true;
+    for i in 0..LANES {
+        all_near_unit &= is_near_unit(q.get(i));
+    }
+    if !all_near_unit {
+        for (i, r) in group.iter().enumerate() {
+            let r = near_unit(*r);
+            (q.x[i], q.y[i], q.z[i], q.w[i]) = (r.x, r.y, r.z, r.w);
+        }
+    }
     q
 }
 
-/// `a · q` in every lane.
+/// `a · q` in every lane ([`product`]).
 #[inline(always)]
 fn multiply_left(a: Quat, q: &Quats) -> Quats {
     let mut out = Quats::default();
     for i in 0..LANES {
-        let (x, y, z, w) = (q.x[i], q.y[i], q.z[i], q.w[i]);
-        out.x[i] = a.w * x + a.x * w + a.y * z - a.z * y;
-        out.y[i] = a.w * y - a.x * z + a.y * w + a.z * x;
-        out.z[i] = a.w * z + a.x * y - a.y * x + a.z * w;
-        out.w[i] = a.w * w - a.x * x - a.y * y - a.z * z;
+        let r = product(a, q.get(i));
+        (out.x[i], out.y[i], out.z[i], out.w[i]) = (r.x, r.y, r.z, r.w);
     }
     out
 }
@@ -230,30 +314,22 @@ fn short_way(q: &Quats) -> Quats {
     out
 }
 
-/// The scaled angle-axis `θ·n` of unit quaternions with `w ≥ 0`.
-///
-/// With `s = |v|`, `θ/2 = atan(s/w)` when `s ≤ w` and `π/2 − atan(w/s)` otherwise; both are
-/// formed and the right one kept, so there is no branch. In the first case `θ/s = 2·P(s²/w²)/w`
-/// with `P(t²) = atan(t)/t`, exact down to `s = 0`.
+/// The scaled angle-axis `θ·n` of unit quaternions with `w ≥ 0` in every lane: the operations of
+/// [`short_scaled_angle_axis`], both of its cases formed and one kept, so the loop has no branch.
 #[inline(always)]
 fn logarithm(q: &Quats) -> Points {
     let mut out = Points::default();
     for i in 0..LANES {
         let (x, y, z, w) = (q.x[i], q.y[i], q.z[i], q.w[i]);
-        let s2 = x * x + y * y + z * z;
-        let s = s2.sqrt();
-        let near = s <= w;
-        let ratio = if near { s } else { w } / if near { w } else { s };
-        let series = fast_trig::atan_over_t(ratio * ratio);
-        let far_half = FRAC_PI_2 - ratio * series;
-        let scale = if near {
-            2.0 * series / w
+        let sin_half_squared = x * x + y * y + z * z;
+        let within = short_log_scale_within_quarter(sin_half_squared, w);
+        let beyond = short_log_scale_beyond_quarter(sin_half_squared, w);
+        let scale = if sin_half_squared <= w * w {
+            within
         } else {
-            2.0 * far_half / s
+            beyond
         };
-        out.x[i] = x * scale;
-        out.y[i] = y * scale;
-        out.z[i] = z * scale;
+        (out.x[i], out.y[i], out.z[i]) = (x * scale, y * scale, z * scale);
     }
     out
 }
@@ -283,151 +359,96 @@ fn exponential(p: &Points) -> Quats {
     out
 }
 
-/// Projects full-space points (the short cover; lanes whose long cover could be nearer fall back
-/// to the scalar path, see [`crate::region::covers`]).
+/// What the full-space kernel finds for a group, lane by lane, as the one-at-a-time path
+/// ([`crate::region::FullLimit`]) finds it: the limited relative rotations, the short cover's
+/// points (its [`Limited::measured`]) and their distances to the region (its
+/// [`Limited::violation`]).
+struct FullLanes {
+    result: LaneResult,
+    point: Points,
+    distance: Lanes,
+}
+
+/// Projects full-space points from the short cover. A lane goes back to the one-at-a-time path
+/// (`fallback`) where that path would look at the long cover ([`Ball::short_is_nearer`], see
+/// [`crate::region::covers`]) or settle a long point; every other lane makes that path's
+/// operations in its order, so for boxes and ellipsoids the results are its own bit for bit.
 #[inline(always)]
-fn limit_full(shape: &Shape, ball: &Ball, relative: &Quats) -> LaneResult {
-    if let Shape::Box(b) = shape {
-        return limit_full_box(b, relative);
-    }
+fn limit_full(shape: &Shape, ball: &Ball, relative: &Quats) -> FullLanes {
     let point = logarithm(relative);
     let (projected, mut inside) = project(shape, &point);
     let mut fallback = [false; LANES];
-    if inside.iter().all(|&i| i) {
-        return LaneResult {
-            limited: *relative,
-            inside,
-            fallback,
-        };
-    }
-    settle_boundary_lanes(shape, ball, &point, &projected, &mut inside, &mut fallback);
-    LaneResult {
-        limited: exponential(&projected),
-        inside,
-        fallback,
-    }
-}
-
-/// [`limit_full`] for a box, whose clamp is cheap enough to project both covers in every lane
-/// and keep the nearer: no lane needs the scalar path.
-#[inline(always)]
-fn limit_full_box(shape: &BoxShape, relative: &Quats) -> LaneResult {
-    let point = logarithm(relative);
-    let (mut projected, mut inside) = project_box(shape, &point);
-    let fallback = [false; LANES];
-    if inside.iter().all(|&i| i) {
-        return LaneResult {
-            limited: *relative,
-            inside,
-            fallback,
-        };
-    }
-    let long = other_covers(&point);
-    let (long_projected, long_inside) = project_box(shape, &long);
-    // Branch-free selection on squared distances, so the loop vectorises.
-    let tolerance_squared = BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
-    for i in 0..LANES {
-        let squared = |a: &Points, b: &Points| {
-            let (dx, dy, dz) = (a.x[i] - b.x[i], a.y[i] - b.y[i], a.z[i] - b.z[i]);
-            dx * dx + dy * dy + dz * dz
-        };
-        let (short, far) = (squared(&point, &projected), squared(&long, &long_projected));
-        let take_long = far < short;
-        inside[i] |= long_inside[i] | (short.min(far) <= tolerance_squared);
-        projected.x[i] = if take_long {
-            long_projected.x[i]
-        } else {
-            projected.x[i]
-        };
-        projected.y[i] = if take_long {
-            long_projected.y[i]
-        } else {
-            projected.y[i]
-        };
-        projected.z[i] = if take_long {
-            long_projected.z[i]
-        } else {
-            projected.z[i]
-        };
-    }
-    LaneResult {
-        limited: exponential(&projected),
-        inside,
-        fallback,
-    }
-}
-
-/// For every outside lane, the distance of its projection: within the boundary tolerance it is
-/// inside; farther than a lower bound on the long cover's distance (see
-/// [`crate::region::covers`]) it needs the scalar path. (Short-way points change by at most π/2
-/// times as much as their rotations, so the rotation side of the tolerance needs no test here.)
-#[inline(always)]
-fn settle_boundary_lanes(
-    shape: &Shape,
-    ball: &Ball,
-    point: &Points,
-    projected: &Points,
-    inside: &mut [bool; LANES],
-    fallback: &mut [bool; LANES],
-) {
     let mut distance = [0.0f32; LANES];
-    for i in 0..LANES {
-        let (dx, dy, dz) = (
-            point.x[i] - projected.x[i],
-            point.y[i] - projected.y[i],
-            point.z[i] - projected.z[i],
-        );
-        distance[i] = (dx * dx + dy * dy + dz * dz).sqrt();
+    if inside.iter().all(|&i| i) {
+        return FullLanes {
+            result: LaneResult {
+                limited: *relative,
+                inside,
+                fallback,
+            },
+            point,
+            distance,
+        };
     }
-    let long_bound = long_cover_bound(shape, ball, &other_covers(point));
+    // `settle_projection` and `FullLimit::result` of the one-at-a-time path, lane by lane.
+    let mut needs_bound = [false; LANES];
     for i in 0..LANES {
-        let close = distance[i] <= BOUNDARY_TOLERANCE;
-        let surely_short = distance[i] + ball.reach <= PI || distance[i] <= long_bound[i];
-        fallback[i] = !inside[i] && !close && !surely_short;
+        let (p, onto) = (point.get(i), projected.get(i));
+        let d = p.distance(onto);
+        let close = !inside[i] & (d <= BOUNDARY_TOLERANCE);
+        let outside = !inside[i] & !close;
+        distance[i] = if outside { d } else { 0.0 };
         inside[i] |= close;
+        needs_bound[i] = outside & (d + ball.reach > PI);
+        // A long point (|p| > π only by rounding) is settled on that path.
+        fallback[i] = outside & (p.length_squared() > PI * PI);
     }
-}
-
-/// The other cover's point `p·(1 − 2π/|p|)` in every lane (see
-/// [`crate::region::covers::other_cover`]); a lane at the identity gets a point of no use, and
-/// the reach test keeps it from being used.
-#[inline(always)]
-fn other_covers(point: &Points) -> Points {
-    let mut long = Points::default();
-    for i in 0..LANES {
-        let (px, py, pz) = (point.x[i], point.y[i], point.z[i]);
-        let length = (px * px + py * py + pz * pz).sqrt().max(1e-6);
-        let scale = 1.0 - TAU / length;
-        (long.x[i], long.y[i], long.z[i]) = (px * scale, py * scale, pz * scale);
-    }
-    long
-}
-
-/// [`Ball::lower_bound`] in every lane.
-#[inline(always)]
-fn long_cover_bound(shape: &Shape, ball: &Ball, long: &Points) -> Lanes {
-    let mut bound = [0.0f32; LANES];
-    let mut distance_to_box = |frame: &Frame, min: Vec3, max: Vec3| {
-        let local = long.in_frame(frame);
+    if needs_bound.iter().any(|&n| n) {
+        let short = surely_short(shape, ball, &point, &distance);
         for i in 0..LANES {
-            let dx = local.x[i] - local.x[i].clamp(min.x, max.x);
-            let dy = local.y[i] - local.y[i].clamp(min.y, max.y);
-            let dz = local.z[i] - local.z[i].clamp(min.z, max.z);
-            bound[i] = (dx * dx + dy * dy + dz * dz).sqrt();
-        }
-    };
-    match shape {
-        Shape::Box(b) => distance_to_box(&b.frame, b.min, b.max),
-        Shape::Ellipsoid(e) => distance_to_box(&e.frame, -e.semi_axes, e.semi_axes),
-        Shape::Kdop(_) | Shape::Hull(_) => {
-            let c = ball.center;
-            for i in 0..LANES {
-                let (dx, dy, dz) = (long.x[i] - c.x, long.y[i] - c.y, long.z[i] - c.z);
-                bound[i] = (dx * dx + dy * dy + dz * dz).sqrt() - ball.radius;
-            }
+            fallback[i] |= needs_bound[i] & !short[i];
         }
     }
-    bound
+    FullLanes {
+        result: LaneResult {
+            limited: exponential(&projected),
+            inside,
+            fallback,
+        },
+        point,
+        distance,
+    }
+}
+
+/// [`Ball::short_is_nearer`] in every lane: whether the short cover's projection, `distance`
+/// away, is surely no farther than the long cover's.
+#[inline(always)]
+fn surely_short(shape: &Shape, ball: &Ball, point: &Points, distance: &Lanes) -> [bool; LANES] {
+    #[inline(always)]
+    fn each_lane(
+        ball: &Ball,
+        point: &Points,
+        distance: &Lanes,
+        lower_bound: impl Fn(Vec3) -> f32 + Copy,
+    ) -> [bool; LANES] {
+        let mut short = [true; LANES];
+        for i in 0..LANES {
+            short[i] =
+                ball.short_is_nearer_without_branches(lower_bound, point.get(i), distance[i]);
+        }
+        short
+    }
+    match shape {
+        Shape::Box(b) => each_lane(ball, point, distance, |x| {
+            distance_to_box(&b.frame, b.min, b.max, x)
+        }),
+        Shape::Ellipsoid(e) => each_lane(ball, point, distance, |x| {
+            distance_to_box(&e.frame, -e.semi_axes, e.semi_axes, x)
+        }),
+        Shape::Kdop(_) | Shape::Hull(_) => {
+            each_lane(ball, point, distance, |x| ball.distance_beyond(x))
+        }
+    }
 }
 
 /// Projects limit-space points onto `shape`, with the inside flag per lane.
@@ -466,6 +487,7 @@ fn project_polytope(polytope: &Polytope, frame: &Frame, point: &Points) -> (Poin
     (projected.out_of_frame(frame), inside)
 }
 
+/// [`crate::shape::LimitShape::project`] of a box in every lane: the clamp in its frame.
 #[inline(always)]
 fn project_box(shape: &BoxShape, point: &Points) -> (Points, [bool; LANES]) {
     let frame = &shape.frame;
@@ -473,58 +495,47 @@ fn project_box(shape: &BoxShape, point: &Points) -> (Points, [bool; LANES]) {
     let mut clamped = local;
     let mut inside = [true; LANES];
     for i in 0..LANES {
-        clamped.x[i] = local.x[i].clamp(shape.min.x, shape.max.x);
-        clamped.y[i] = local.y[i].clamp(shape.min.y, shape.max.y);
-        clamped.z[i] = local.z[i].clamp(shape.min.z, shape.max.z);
-        inside[i] =
-            clamped.x[i] == local.x[i] && clamped.y[i] == local.y[i] && clamped.z[i] == local.z[i];
+        let (x, onto) = (local.get(i), local.get(i).clamp(shape.min, shape.max));
+        clamped.set(i, onto);
+        inside[i] = onto == x;
     }
     (clamped.out_of_frame(frame), inside)
 }
 
+/// [`crate::shape::LimitShape::project`] of an ellipsoid in every lane: the inside test, then
+/// the one-at-a-time path's Newton climb in all outside lanes at once.
 #[inline(always)]
 fn project_ellipsoid(shape: &EllipsoidShape, point: &Points) -> (Points, [bool; LANES]) {
     let frame = &shape.frame;
     let local = point.in_frame(frame);
-    let axes = shape.semi_axes;
-    let inverse_a2 = (axes * axes).recip();
     let mut inside = [true; LANES];
     for i in 0..LANES {
-        let (x, y, z) = (local.x[i], local.y[i], local.z[i]);
-        let radius = x * x * inverse_a2.x + y * y * inverse_a2.y + z * z * inverse_a2.z;
-        inside[i] = radius <= 1.0 + EllipsoidShape::INSIDE_SLACK;
+        inside[i] = shape.holds_local(local.get(i));
     }
     if inside.iter().all(|&i| i) {
         return (*point, inside);
     }
+    let axes = shape.semi_axes;
     let a2 = axes * axes;
     let smallest_a2 = a2.min_element();
     let mut t = [0.0f32; LANES];
     let mut active = [false; LANES];
-    let (mut ax2, mut ay2, mut az2) = ([0.0f32; LANES], [0.0f32; LANES], [0.0f32; LANES]);
-    let largest_a2 = a2.max_element();
+    let mut squares = Points::default();
     for i in 0..LANES {
-        let (ax, ay, az) = (
-            axes.x * local.x[i],
-            axes.y * local.y[i],
-            axes.z * local.z[i],
-        );
-        (ax2[i], ay2[i], az2[i]) = (ax * ax, ay * ay, az * az);
-        // The lower bounds of the scalar path: aᵢ|xᵢ| − aᵢ² and |a∘x| − a_max².
-        let lower_per_axis = (ax.abs() - a2.x).max(ay.abs() - a2.y).max(az.abs() - a2.z);
-        let lower_joint = (ax2[i] + ay2[i] + az2[i]).sqrt() - largest_a2;
+        let x = local.get(i);
+        squares.set(i, squared_scaled(axes, x));
         t[i] = if inside[i] {
             0.0
         } else {
-            lower_per_axis.max(lower_joint).max(0.0)
+            newton_start(axes, x)
         };
         active[i] = !inside[i];
     }
-    // The scalar path's monotone Newton climb from a lower bound on the root, in all lanes at
-    // once; a lane stops once its climb stalls at f32 resolution.
+    // The one-at-a-time climb (`EllipsoidShape::project_local_outside`) in every lane: a lane
+    // takes each step while it climbs, and its last step if that still rises, then stops.
     for _ in 0..EllipsoidShape::MAX_NEWTON_STEPS {
         for i in 0..LANES {
-            let next = newton_step(a2, ax2[i], ay2[i], az2[i], t[i]);
+            let next = newton_step(a2, squares.x[i], squares.y[i], squares.z[i], t[i]);
             let finite = next.is_finite();
             let climbing = finite && still_climbing(t[i], next, smallest_a2);
             if active[i] && finite && next > t[i] {
@@ -538,9 +549,7 @@ fn project_ellipsoid(shape: &EllipsoidShape, point: &Points) -> (Points, [bool; 
     }
     let mut surface = local;
     for i in 0..LANES {
-        surface.x[i] = a2.x * local.x[i] / (a2.x + t[i]);
-        surface.y[i] = a2.y * local.y[i] / (a2.y + t[i]);
-        surface.z[i] = a2.z * local.z[i] / (a2.z + t[i]);
+        surface.set(i, surface_point(a2, local.get(i), t[i]));
     }
     (surface.out_of_frame(frame), inside)
 }

@@ -18,7 +18,7 @@ use std::f32::consts::TAU;
 use glam::Vec3;
 
 use crate::contract::BOUNDARY_TOLERANCE;
-use crate::shape::{LimitShape, Projection, Shape};
+use crate::shape::{Frame, LimitShape, Projection, Shape};
 
 /// Below this length a point is the identity, whose other cover (a full turn) has no axis.
 const TINY: f32 = 1e-6;
@@ -79,17 +79,38 @@ impl Ball {
     #[inline]
     pub fn lower_bound(&self, shape: &Shape, x: Vec3) -> f32 {
         match shape {
-            Shape::Box(b) => {
-                let local = b.frame.to_local(x);
-                local.distance(local.clamp(b.min, b.max))
-            }
-            Shape::Ellipsoid(e) => {
-                let local = e.frame.to_local(x);
-                local.distance(local.clamp(-e.semi_axes, e.semi_axes))
-            }
-            Shape::Kdop(_) | Shape::Hull(_) => x.distance(self.center) - self.radius,
+            Shape::Box(b) => distance_to_box(&b.frame, b.min, b.max, x),
+            Shape::Ellipsoid(e) => distance_to_box(&e.frame, -e.semi_axes, e.semi_axes, x),
+            Shape::Kdop(_) | Shape::Hull(_) => self.distance_beyond(x),
         }
     }
+
+    /// How far `x` lies outside this ball (negative inside).
+    #[inline(always)]
+    pub(crate) fn distance_beyond(&self, x: Vec3) -> f32 {
+        x.distance(self.center) - self.radius
+    }
+
+    /// [`Ball::short_is_nearer`] with the same operations and no branch, for lanes:
+    /// `lower_bound` is [`Ball::lower_bound`] for the shape, chosen once for all lanes.
+    #[inline(always)]
+    pub(crate) fn short_is_nearer_without_branches(
+        &self,
+        lower_bound: impl Fn(Vec3) -> f32,
+        p: Vec3,
+        distance: f32,
+    ) -> bool {
+        let length = p.length();
+        let bound = lower_bound(p * (1.0 - TAU / length));
+        (distance + self.reach <= std::f32::consts::PI) | (length <= TINY) | (distance <= bound)
+    }
+}
+
+/// The distance from the limit-space point `x` to the box `[min, max]` of `frame`.
+#[inline(always)]
+pub(crate) fn distance_to_box(frame: &Frame, min: Vec3, max: Vec3, x: Vec3) -> f32 {
+    let local = frame.to_local(x);
+    local.distance(local.clamp(min, max))
 }
 
 /// The projection of the rotation with short-way point `p` (`|p| ≤ π`) onto `shape` (held by
@@ -134,13 +155,16 @@ pub fn project_cover_from(shape: &Shape, p: Vec3, previous: Vec3) -> (Projection
 /// than a millionth of the squared distances involved.
 #[inline]
 pub fn surely_nearer_cover(used: Vec3, previous: Vec3) -> bool {
+    let here = used.distance_squared(previous);
+    // The covers lie 2π apart, so within 1 of `previous` the other is more than 2π − 1 away:
+    // the common case of a stream, answered without the other cover.
+    if here < 1.0 {
+        return true;
+    }
     let Some(other) = other_cover(used) else {
         return true;
     };
-    let (here, there) = (
-        used.distance_squared(previous),
-        other.distance_squared(previous),
-    );
+    let there = other.distance_squared(previous);
     there - here > 1e-6 * (here + there) + 1e-9
 }
 

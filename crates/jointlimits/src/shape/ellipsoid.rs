@@ -118,17 +118,20 @@ impl EllipsoidShape {
         Ok(())
     }
 
+    /// Whether the frame-coordinate point `x` is inside, up to [`Self::INSIDE_SLACK`]: the test
+    /// every path makes, so that one-at-a-time and lane results agree bit for bit.
+    #[inline(always)]
+    pub(crate) fn holds_local(&self, x: Vec3) -> bool {
+        (x / self.semi_axes).length_squared() <= 1.0 + Self::INSIDE_SLACK
+    }
+
     /// The nearest point of the ellipsoid's surface to the frame-coordinate point `x`, which must
     /// be outside.
     #[inline]
     pub(crate) fn project_local_outside(&self, x: Vec3) -> Vec3 {
-        let a = self.semi_axes;
-        let a2 = a * a;
-        let ax = a * x;
-        let ax2 = ax * ax;
-        let lower_per_axis = (a * x.abs() - a2).max_element();
-        let lower_joint = ax.length() - a2.max_element();
-        let mut t = lower_per_axis.max(lower_joint).max(0.0);
+        let a2 = self.semi_axes * self.semi_axes;
+        let ax2 = squared_scaled(self.semi_axes, x);
+        let mut t = newton_start(self.semi_axes, x);
         for _ in 0..Self::MAX_NEWTON_STEPS {
             let next = newton_step(a2, ax2.x, ax2.y, ax2.z, t);
             let climbing = still_climbing(t, next, a2.min_element());
@@ -140,8 +143,31 @@ impl EllipsoidShape {
             }
             t = next;
         }
-        a2 * x / (a2 + t)
+        surface_point(a2, x, t)
     }
+}
+
+/// `(aᵢxᵢ)²`, the squares Newton's steps weigh.
+#[inline(always)]
+pub(crate) fn squared_scaled(a: Vec3, x: Vec3) -> Vec3 {
+    let ax = a * x;
+    ax * ax
+}
+
+/// Where Newton's climb starts: the larger of the two lower bounds on the root (module docs),
+/// `max(aᵢ|xᵢ| − aᵢ²)` and `|a∘x| − a_max²`, and at least 0.
+#[inline(always)]
+pub(crate) fn newton_start(a: Vec3, x: Vec3) -> f32 {
+    let a2 = a * a;
+    let lower_per_axis = (a * x.abs() - a2).max_element();
+    let lower_joint = (a * x).length() - a2.max_element();
+    lower_per_axis.max(lower_joint).max(0.0)
+}
+
+/// The surface point `aᵢ²xᵢ/(aᵢ² + t)` of the root `t`.
+#[inline(always)]
+pub(crate) fn surface_point(a2: Vec3, x: Vec3, t: f32) -> Vec3 {
+    a2 * x / (a2 + t)
 }
 
 /// Whether a Newton step from `t` to `next` is large enough to need another: the climb is
@@ -169,7 +195,7 @@ impl LimitShape for EllipsoidShape {
     #[inline]
     fn project(&self, p: Vec3) -> Projection {
         let x = self.frame.to_local(p);
-        if (x / self.semi_axes).length_squared() <= 1.0 + Self::INSIDE_SLACK {
+        if self.holds_local(x) {
             return Projection::unchanged(p);
         }
         Projection::moved(p, self.frame.to_world(self.project_local_outside(x)))
@@ -177,7 +203,7 @@ impl LimitShape for EllipsoidShape {
 
     #[inline]
     fn contains(&self, p: Vec3) -> bool {
-        (self.frame.to_local(p) / self.semi_axes).length_squared() <= 1.0 + Self::INSIDE_SLACK
+        self.holds_local(self.frame.to_local(p))
     }
 }
 
