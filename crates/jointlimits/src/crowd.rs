@@ -77,6 +77,9 @@ struct CrowdJoint {
     lanes: Option<SurelyInside>,
     /// The joint's parent, for a limit coupled to it.
     parent: Option<usize>,
+    /// Whether the limit has lanes that give the one-at-a-time path's bits
+    /// ([`JointLimit::has_exact_lanes`]).
+    exact: bool,
 }
 
 /// Limits the poses of many characters of one skeleton every frame (module docs).
@@ -103,6 +106,7 @@ impl Crowd {
             .into_iter()
             .map(|limit| CrowdJoint {
                 lanes: limit.as_ref().and_then(SurelyInside::of),
+                exact: limit.as_ref().is_some_and(JointLimit::has_exact_lanes),
                 limit,
                 parent: None,
             })
@@ -236,6 +240,12 @@ impl Settings<'_> {
         // Lanes of characters, each through every joint in order (parents before children): a
         // lane's poses and histories stay in the nearest cache while its joints are limited.
         for first in (0..characters).step_by(LANES) {
+            // The next lane of characters, fetched while this one is limited.
+            let next = (first + LANES).min(characters) * joint_count
+                ..(first + 2 * LANES).min(characters) * joint_count;
+            prefetch(&poses[next.clone()]);
+            prefetch(&histories.remembered[next.clone()]);
+            prefetch(&histories.memory[next]);
             for (joint, crowd_joint) in self.joints.iter().enumerate() {
                 let Some(limit) = &crowd_joint.limit else {
                     continue;
@@ -246,7 +256,7 @@ impl Settings<'_> {
                     first,
                     count: LANES.min(characters - first),
                 };
-                outside += if limit.has_exact_lanes() {
+                outside += if crowd_joint.exact {
                     self.limit_group_exactly(limit, &group, &mut histories, poses)
                 } else {
                     self.limit_group(crowd_joint, limit, &group, &mut histories, poses)
@@ -268,20 +278,30 @@ impl Settings<'_> {
         poses: &mut [Quat],
     ) -> usize {
         let exact = limit.limit_group_exactly(&group.gather(poses));
+        if exact.all_inside() {
+            for lane in 0..group.count {
+                histories.remember_measured(group.slot(lane), exact.measured(lane));
+            }
+            return 0;
+        }
         let mut outside = 0;
         for lane in 0..group.count {
             let at = group.slot(lane);
-            if exact.known[lane] {
-                let nearest = &exact.limited[lane];
-                let continues = nearest.inside
-                    || histories.previous(limit, at).is_none_or(|previous| {
-                        let relative = limit.relative(poses[at]);
-                        limit.region.continues_as(relative, nearest, previous)
-                    });
+            if exact.known(lane) {
+                if exact.inside(lane) {
+                    histories.remember_measured(at, exact.measured(lane));
+                    continue;
+                }
+                let nearest = exact.limited(lane);
+                let continues = histories.previous(limit, at).is_none_or(|previous| {
+                    limit
+                        .region
+                        .continues_as(exact.relative(lane), &nearest, previous)
+                });
                 if continues {
-                    poses[at] = exact.output[lane];
-                    histories.remember(at, nearest);
-                    outside += usize::from(!nearest.inside);
+                    poses[at] = exact.output(lane);
+                    histories.remember_measured(at, nearest.measured);
+                    outside += 1;
                     continue;
                 }
             }
@@ -345,6 +365,24 @@ impl Settings<'_> {
     }
 }
 
+/// Asks the cache for `items` ahead of their use (a hint; nothing on other processors).
+#[inline(always)]
+fn prefetch<T>(items: &[T]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        const LINE: usize = 64;
+        let bytes = std::mem::size_of_val(items);
+        let start = items.as_ptr().cast::<i8>();
+        for offset in (0..bytes).step_by(LINE) {
+            // SAFETY: a prefetch never faults, and the address lies within `items`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(offset)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = items;
+}
+
 /// One joint of up to [`LANES`] consecutive characters of a task.
 struct Group {
     joint: usize,
@@ -375,20 +413,31 @@ impl Histories<'_> {
     /// Keeps this frame's result of slot `at` for the next.
     #[inline(always)]
     fn remember(&mut self, at: usize, limited: &Limited) {
-        self.remembered[at] = limited.measured;
+        self.remember_measured(at, limited.measured);
+    }
+
+    /// Keeps this frame's [`Limited::measured`] of slot `at` for the next.
+    #[inline(always)]
+    fn remember_measured(&mut self, at: usize, measured: Vec4) {
+        self.remembered[at] = measured;
         self.memory[at] = Memory::Measured;
     }
 
     /// The last frame's measurement at slot `at`, as a [`crate::Limiter`] would have kept it.
-    #[inline]
+    #[inline(always)]
     fn previous(&self, limit: &JointLimit, at: usize) -> Option<Vec4> {
         match self.memory[at] {
             Memory::Nothing => None,
             Memory::Measured => Some(self.remembered[at]),
-            Memory::AllowedInput => {
-                let input = Quat::from_vec4(self.remembered[at]);
-                Some(limit.limit_relative(limit.relative(input)).measured)
-            }
+            Memory::AllowedInput => Some(self.measure_allowed_input(limit, at)),
         }
+    }
+
+    /// The measurement of the allowed input kept at slot `at` (out of line: only kinds without
+    /// exact lanes keep inputs).
+    #[inline(never)]
+    fn measure_allowed_input(&self, limit: &JointLimit, at: usize) -> Vec4 {
+        let input = Quat::from_vec4(self.remembered[at]);
+        limit.limit_relative(limit.relative(input)).measured
     }
 }

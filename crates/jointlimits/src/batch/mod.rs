@@ -207,13 +207,64 @@ impl JointLimit {
 /// A group of one joint's rotations limited by the lane kernel exactly as the one-at-a-time path
 /// limits each ([`JointLimit::limit_group_exactly`]).
 pub(crate) struct ExactGroup {
-    /// Whether a lane's results are known: `false` where the one-at-a-time path must make them
+    /// The relative rotations in the inputs' covers.
+    turned: Quats,
+    lanes: FullLanes,
+    /// The output local rotations of the lanes outside (none computed when all are inside).
+    local: Quats,
+}
+
+impl ExactGroup {
+    /// Whether every lane was inside (and known).
+    #[inline(always)]
+    pub fn all_inside(&self) -> bool {
+        self.lanes.result.inside.iter().all(|&inside| inside)
+    }
+
+    /// Whether `lane`'s results are known: `false` where the one-at-a-time path must make them
     /// (the long cover may be nearer).
-    pub known: [bool; LANES],
-    /// Each known lane's [`JointLimit::limit_relative`].
-    pub limited: [Limited; LANES],
-    /// Each known lane's [`JointLimit::limit`].
-    pub output: [Quat; LANES],
+    #[inline(always)]
+    pub fn known(&self, lane: usize) -> bool {
+        !self.lanes.result.fallback[lane]
+    }
+
+    /// Whether a known `lane` was inside.
+    #[inline(always)]
+    pub fn inside(&self, lane: usize) -> bool {
+        self.lanes.result.inside[lane]
+    }
+
+    /// A `lane`'s relative rotation ([`JointLimit::relative`]).
+    #[inline(always)]
+    pub fn relative(&self, lane: usize) -> Quat {
+        self.turned.get(lane)
+    }
+
+    /// A known `lane`'s [`Limited::measured`]: its short cover's point.
+    #[inline(always)]
+    pub fn measured(&self, lane: usize) -> Vec4 {
+        self.lanes.point.get(lane).extend(0.0)
+    }
+
+    /// A known `lane`'s [`JointLimit::limit_relative`].
+    #[inline(always)]
+    pub fn limited(&self, lane: usize) -> Limited {
+        if self.inside(lane) {
+            return Limited::unchanged(self.relative(lane), self.measured(lane));
+        }
+        Limited {
+            relative: self.lanes.result.limited.get(lane),
+            inside: false,
+            violation: self.lanes.distance[lane],
+            measured: self.measured(lane),
+        }
+    }
+
+    /// A known outside `lane`'s [`JointLimit::limit`].
+    #[inline(always)]
+    pub fn output(&self, lane: usize) -> Quat {
+        self.local.get(lane)
+    }
 }
 
 impl JointLimit {
@@ -225,9 +276,9 @@ impl JointLimit {
                 if matches!(full.shape(), Shape::Box(_) | Shape::Ellipsoid(_)))
     }
 
-    /// Limits a group of local rotations in lanes, with every lane's result equal bit for bit to
-    /// what [`JointLimit::limit_relative`] and [`JointLimit::limit`] give; only for limits with
-    /// [`JointLimit::has_exact_lanes`].
+    /// Limits a group of local rotations in lanes, with every known lane's result equal bit for
+    /// bit to what [`JointLimit::limit_relative`] and [`JointLimit::limit`] give; only for limits
+    /// with [`JointLimit::has_exact_lanes`].
     #[inline(always)]
     pub(crate) fn limit_group_exactly(&self, group: &[Quat; LANES]) -> ExactGroup {
         let LimitRegion::Full(full) = &self.region else {
@@ -235,27 +286,13 @@ impl JointLimit {
         };
         let turned = multiply_left(self.reference.conjugate(), &load(group));
         let lanes = limit_full(full.shape(), full.ball(), &short_way(&turned));
-        let local = multiply_left(self.reference, &lanes.result.limited);
         let mut exact = ExactGroup {
-            known: [false; LANES],
-            limited: [Limited::unchanged(Quat::IDENTITY, Vec4::ZERO); LANES],
-            output: *group,
+            turned,
+            lanes,
+            local: Quats::default(),
         };
-        for i in 0..LANES {
-            exact.known[i] = !lanes.result.fallback[i];
-            let measured = lanes.point.get(i).extend(0.0);
-            exact.limited[i] = if lanes.result.inside[i] {
-                // The relative rotation in the input's cover (the kernel measured the short one).
-                Limited::unchanged(turned.get(i), measured)
-            } else {
-                exact.output[i] = local.get(i);
-                Limited {
-                    relative: lanes.result.limited.get(i),
-                    inside: false,
-                    violation: lanes.distance[i],
-                    measured,
-                }
-            };
+        if !exact.all_inside() {
+            exact.local = multiply_left(self.reference, &exact.lanes.result.limited);
         }
         exact
     }
@@ -515,41 +552,49 @@ fn project_ellipsoid(shape: &EllipsoidShape, point: &Points) -> (Points, [bool; 
     if inside.iter().all(|&i| i) {
         return (*point, inside);
     }
+    // The outside lanes, packed to the front so that the climb runs on as few vectors as it can.
+    let mut outside = [0usize; LANES];
+    let mut count = 0;
+    for i in 0..LANES {
+        outside[count] = i;
+        count += usize::from(!inside[i]);
+    }
+    let packed = count.next_multiple_of(8).min(LANES);
     let axes = shape.semi_axes;
     let a2 = axes * axes;
     let smallest_a2 = a2.min_element();
     let mut t = [0.0f32; LANES];
     let mut active = [false; LANES];
     let mut squares = Points::default();
-    for i in 0..LANES {
-        let x = local.get(i);
-        squares.set(i, squared_scaled(axes, x));
-        t[i] = if inside[i] {
-            0.0
-        } else {
-            newton_start(axes, x)
-        };
-        active[i] = !inside[i];
+    for k in 0..count {
+        let x = local.get(outside[k]);
+        squares.set(k, squared_scaled(axes, x));
+        t[k] = newton_start(axes, x);
+        active[k] = true;
     }
-    // The one-at-a-time climb (`EllipsoidShape::project_local_outside`) in every lane: a lane
-    // takes each step while it climbs, and its last step if that still rises, then stops.
+    // The one-at-a-time climb (`EllipsoidShape::project_local_outside`) in every packed lane: a
+    // lane takes each step while it climbs, and its last step if that still rises, then stops.
+    // (Padding lanes have no terms: their steps are not finite, and they are not active.)
     for _ in 0..EllipsoidShape::MAX_NEWTON_STEPS {
-        for i in 0..LANES {
-            let next = newton_step(a2, squares.x[i], squares.y[i], squares.z[i], t[i]);
+        let mut any_active = false;
+        for k in 0..packed {
+            let next = newton_step(a2, squares.x[k], squares.y[k], squares.z[k], t[k]);
             let finite = next.is_finite();
-            let climbing = finite && still_climbing(t[i], next, smallest_a2);
-            if active[i] && finite && next > t[i] {
-                t[i] = next;
+            let climbing = finite && still_climbing(t[k], next, smallest_a2);
+            if active[k] && finite && next > t[k] {
+                t[k] = next;
             }
-            active[i] &= climbing;
+            active[k] &= climbing;
+            any_active |= active[k];
         }
-        if !active.iter().any(|&a| a) {
+        if !any_active {
             break;
         }
     }
     let mut surface = local;
-    for i in 0..LANES {
-        surface.set(i, surface_point(a2, local.get(i), t[i]));
+    for k in 0..count {
+        let i = outside[k];
+        surface.set(i, surface_point(a2, local.get(i), t[k]));
     }
     (surface.out_of_frame(frame), inside)
 }
