@@ -2,11 +2,11 @@
 //! wide enough that the scalar path, whatever its rounding, also finds them allowed.
 //!
 //! Callers that must reproduce the scalar path bit for bit (the crowd, whose output equals
-//! [`crate::Limiter`]'s) take the lanes' word only for these rotations, which come back unchanged
-//! on both paths, and send every other rotation through the scalar path. The lanes compute their
-//! limit-space points with polynomial arctangents and their own quaternion products, which differ
-//! from the scalar path's by a few f32 roundings (under 1e-6 rad for points within 2π); the
-//! margin [`ROUNDING_MARGIN`] is a hundred times that.
+//! [`crate::Limiter`]'s, for kinds without exact lanes) take the lanes' word only for these
+//! rotations, which come back unchanged on both paths, and send every other rotation through the
+//! scalar path. The lanes' swing-twist splits, twist angles and shrunk shapes differ from the
+//! scalar path's by a few f32 roundings (under 1e-6 rad for points within 2π); the margin
+//! [`ROUNDING_MARGIN`] is a hundred times that.
 
 // Lane loops index several arrays in lockstep by lane number: the form that vectorises.
 #![allow(clippy::needless_range_loop)]

@@ -8,10 +8,10 @@
 //! for the lanes that are outside.
 //!
 //! The results equal [`JointLimit::limit`] (the stateless contract: nearest over both covers and
-//! every twist turn) up to f32 rounding; inside rotations come back bit for bit unchanged. The
-//! lanes measure the short cover; boxes also project the long cover lane by lane, and for other
-//! shapes the rare lane whose long cover may be nearer (see [`crate::region::covers`]) goes
-//! through [`JointLimit::limit`].
+//! every twist turn) up to f32 rounding, and bit for bit for full-space boxes and ellipsoids, whose
+//! lanes make that path's operations in its order; inside rotations come back bit for bit
+//! unchanged. The lanes measure the short cover; the rare lane whose long cover may be nearer
+//! (see [`crate::region::covers`]) goes through [`JointLimit::limit`].
 
 // Lane loops index several arrays in lockstep by lane number: the form that vectorises.
 #![allow(clippy::needless_range_loop)]
