@@ -240,12 +240,6 @@ impl Settings<'_> {
         // Lanes of characters, each through every joint in order (parents before children): a
         // lane's poses and histories stay in the nearest cache while its joints are limited.
         for first in (0..characters).step_by(LANES) {
-            // The next lane of characters, fetched while this one is limited.
-            let next = (first + LANES).min(characters) * joint_count
-                ..(first + 2 * LANES).min(characters) * joint_count;
-            prefetch(&poses[next.clone()]);
-            prefetch(&histories.remembered[next.clone()]);
-            prefetch(&histories.memory[next]);
             for (joint, crowd_joint) in self.joints.iter().enumerate() {
                 let Some(limit) = &crowd_joint.limit else {
                     continue;
@@ -363,24 +357,6 @@ impl Settings<'_> {
         histories.remember(at, &limited);
         usize::from(!limited.inside)
     }
-}
-
-/// Asks the cache for `items` ahead of their use (a hint; nothing on other processors).
-#[inline(always)]
-fn prefetch<T>(items: &[T]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        const LINE: usize = 64;
-        let bytes = std::mem::size_of_val(items);
-        let start = items.as_ptr().cast::<i8>();
-        for offset in (0..bytes).step_by(LINE) {
-            // SAFETY: a prefetch never faults, and the address lies within `items`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.add(offset)) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = items;
 }
 
 /// One joint of up to [`LANES`] consecutive characters of a task.
