@@ -22,8 +22,17 @@ impl SourceValues {
         SourceValues { text, line_starts }
     }
 
-    /// Frame `frame`'s value tokens, in channel order, as the reader split them.
-    pub(super) fn frame_tokens(&self, frame: usize) -> impl Iterator<Item = &str> {
+    /// The line ending the file uses: `\r\n` when its first line ends so, else `\n`.
+    pub(super) fn line_ending(&self) -> &'static str {
+        match self.text.iter().position(|&b| b == b'\n') {
+            Some(end) if end > 0 && self.text[end - 1] == b'\r' => "\r\n",
+            _ => "\n",
+        }
+    }
+
+    /// Frame `frame`'s motion line as read: its text, and its terminator (empty for a last line
+    /// that has none).
+    pub(super) fn frame_line(&self, frame: usize) -> (&str, &str) {
         let start = self
             .line_starts
             .get(frame)
@@ -33,11 +42,28 @@ impl SourceValues {
             .iter()
             .position(|b| matches!(b, b'\r' | b'\n'))
             .unwrap_or(rest.len());
-        std::str::from_utf8(&rest[..end])
-            .unwrap_or_default()
-            .split([' ', '\t'])
-            .filter(|token| !token.is_empty())
+        let terminator = if rest[end..].starts_with(b"\r\n") {
+            "\r\n"
+        } else if rest[end..].starts_with(b"\n") {
+            "\n"
+        } else {
+            ""
+        };
+        (
+            std::str::from_utf8(&rest[..end]).unwrap_or_default(),
+            terminator,
+        )
     }
+
+    /// Frame `frame`'s value tokens, in channel order, as the reader split them.
+    pub(super) fn frame_tokens(&self, frame: usize) -> impl Iterator<Item = &str> {
+        split_tokens(self.frame_line(frame).0)
+    }
+}
+
+/// The value tokens of a motion line.
+fn split_tokens(line: &str) -> impl Iterator<Item = &str> {
+    line.split([' ', '\t']).filter(|token| !token.is_empty())
 }
 
 /// `token` when it reads as exactly `value`, so writing it keeps the value.

@@ -1,6 +1,8 @@
-//! The BVH writer: tab-indented hierarchy, one frame per line, LF line endings. A motion value
-//! that is still what it was read as is written with its source text; any other number in the
-//! shortest form that reads back to the same f32.
+//! The BVH writer: tab-indented hierarchy, one frame per line, the line endings of the file that
+//! was read (LF for a new clip). A motion line whose values are all still what they were read as
+//! is written byte for byte as it was read; in any other line, a value still what it was read as
+//! is written with its source text, and any other number in the shortest form that reads back to
+//! the same f32.
 //!
 //! Readers disagree on position channels: most (Blender's importer, the common Python readers,
 //! this one) take a channel's value as the coordinate itself, three.js's `BVHLoader` adds it to
@@ -21,19 +23,32 @@ impl Bvh {
     pub fn write(&self, out: &mut impl Write) -> io::Result<()> {
         self.check_finite()
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+        let eol = self.source.as_ref().map_or("\n", |s| s.line_ending());
         let children = self.skeleton.children();
-        writeln!(out, "HIERARCHY")?;
+        write!(out, "HIERARCHY{eol}")?;
         for (index, joint) in self.skeleton.joints().iter().enumerate() {
             if joint.parent.is_none() {
-                self.write_joint(out, index, &children)?;
+                self.write_joint(out, index, &children, eol)?;
             }
         }
-        writeln!(out, "MOTION")?;
-        writeln!(out, "Frames: {}", self.frame_count())?;
-        writeln!(out, "Frame Time: {}", self.frame_time)?;
+        write!(out, "MOTION{eol}")?;
+        write!(out, "Frames: {}{eol}", self.frame_count())?;
+        write!(out, "Frame Time: {}{eol}", self.frame_time)?;
         let mut line = String::new();
         let channel_count = self.channel_count().max(1);
         for (frame_index, frame) in self.values.chunks_exact(channel_count).enumerate() {
+            if let Some((text, terminator)) = self.unchanged_line(frame_index, frame) {
+                out.write_all(text.as_bytes())?;
+                out.write_all(
+                    if terminator.is_empty() {
+                        eol
+                    } else {
+                        terminator
+                    }
+                    .as_bytes(),
+                )?;
+                continue;
+            }
             line.clear();
             let mut tokens = self.source.as_ref().map(|s| s.frame_tokens(frame_index));
             for (i, &value) in frame.iter().enumerate() {
@@ -50,10 +65,21 @@ impl Bvh {
                     }
                 }
             }
-            line.push('\n');
+            line.push_str(eol);
             out.write_all(line.as_bytes())?;
         }
         Ok(())
+    }
+
+    /// Frame `frame_index`'s motion line as read (text and terminator) when it holds exactly
+    /// the values `frame`, each read from its own token, and nothing else.
+    fn unchanged_line(&self, frame_index: usize, frame: &[f32]) -> Option<(&str, &str)> {
+        let source = self.source.as_ref()?;
+        let mut tokens = source.frame_tokens(frame_index);
+        let all_kept = frame
+            .iter()
+            .all(|&value| source::unchanged(tokens.next(), value).is_some());
+        (all_kept && tokens.next().is_none()).then(|| source.frame_line(frame_index))
     }
 
     /// Writes one root's subtree. Iterative, so a hierarchy of any depth cannot exhaust the stack.
@@ -62,6 +88,7 @@ impl Bvh {
         out: &mut impl Write,
         root: usize,
         children: &[Vec<usize>],
+        eol: &str,
     ) -> io::Result<()> {
         enum Step {
             Open(usize, usize),
@@ -78,16 +105,16 @@ impl Bvh {
                     } else {
                         "JOINT"
                     };
-                    writeln!(out, "{indent}{keyword} {}", joint.name)?;
-                    writeln!(out, "{indent}{{")?;
+                    write!(out, "{indent}{keyword} {}{eol}", joint.name)?;
+                    write!(out, "{indent}{{{eol}")?;
                     let channels = &self.channels[index];
                     let o = self.written_offset(index);
-                    writeln!(out, "{indent}\tOFFSET {} {} {}", o.x, o.y, o.z)?;
+                    write!(out, "{indent}\tOFFSET {} {} {}{eol}", o.x, o.y, o.z)?;
                     write!(out, "{indent}\tCHANNELS {}", channels.len())?;
                     for channel in channels {
                         write!(out, " {channel}")?;
                     }
-                    writeln!(out)?;
+                    write!(out, "{eol}")?;
                     // Children come out in order, then the end site and the closing brace.
                     steps.push(Step::Close(index, depth));
                     for &child in children[index].iter().rev() {
@@ -97,12 +124,12 @@ impl Bvh {
                 Step::Close(index, depth) => {
                     let indent = indentation(depth);
                     if let Some(end) = self.skeleton.joints()[index].end_site {
-                        writeln!(out, "{indent}\tEnd Site")?;
-                        writeln!(out, "{indent}\t{{")?;
-                        writeln!(out, "{indent}\t\tOFFSET {} {} {}", end.x, end.y, end.z)?;
-                        writeln!(out, "{indent}\t}}")?;
+                        write!(out, "{indent}\tEnd Site{eol}")?;
+                        write!(out, "{indent}\t{{{eol}")?;
+                        write!(out, "{indent}\t\tOFFSET {} {} {}{eol}", end.x, end.y, end.z)?;
+                        write!(out, "{indent}\t}}{eol}")?;
                     }
-                    writeln!(out, "{indent}}}")?;
+                    write!(out, "{indent}}}{eol}")?;
                 }
             }
         }
