@@ -193,6 +193,43 @@ pub fn swing_and_twist_angle(q: Quat, axis: Vec3) -> (Quat, f32) {
     )
 }
 
+/// [`swing_and_twist_angle`] about the third column `a` of the right-handed orthonormal `basis`,
+/// with the swing's scaled angle-axis ([`to_scaled_angle_axis`]) in the coordinates of the first
+/// two columns `(u₁, u₂)`, in closed form: the swing-twist limits' split, with no quaternion
+/// product and no normalisation. `None` within about 1e-6 of a 180° swing
+/// (`(v·a)² + w² < 1e-12`), where the split is not unique.
+///
+/// With `q = (v, w)`, `p = (v·u₁, v·u₂)`, `t = v·a` and `n² = t² + w²`, the swing
+/// `q · twist⁻¹` is `((w·v⊥ + t·(a × v))/n, n)`: in the plane, the vector
+/// `(w·p₁ − t·p₂, w·p₂ + t·p₁)/n` of length `s = |p|`, and its scaled angle-axis is that times
+/// `θ/s` with `θ = 2·atan2(s, n)`. Up to a 90° swing (`s ≤ n`) the factor `θ/(s·n)` is
+/// `2·atan(r)/(r·n²)` in `r² = s²/n²`, with no square root; beyond, `θ = π − 2·atan(n/s)`. The
+/// twist is `2·atan2(t, w)`. Every term is homogeneous in `q`'s length, so a quaternion a little
+/// off unit length splits as its normalisation would.
+#[inline(always)]
+pub fn swing_plane_point_and_twist(q: Quat, basis: &glam::Mat3) -> Option<(glam::Vec2, f32)> {
+    use crate::fast_trig::{atan_over_t, atan2};
+    let (u1, u2, a) = (basis.x_axis, basis.y_axis, basis.z_axis);
+    let (x, y, z, w) = (q.x, q.y, q.z, q.w);
+    let p1 = x * u1.x + y * u1.y + z * u1.z;
+    let p2 = x * u2.x + y * u2.y + z * u2.z;
+    let along = x * a.x + y * a.y + z * a.z;
+    let cos_squared = along * along + w * w;
+    if cos_squared < 1e-12 {
+        return None;
+    }
+    let sin_squared = p1 * p1 + p2 * p2;
+    let scale = if sin_squared <= cos_squared {
+        2.0 * atan_over_t(sin_squared / cos_squared) / cos_squared
+    } else {
+        let (sin, cos) = (sin_squared.sqrt(), cos_squared.sqrt());
+        let ratio = cos / sin;
+        (std::f32::consts::PI - 2.0 * ratio * atan_over_t(ratio * ratio)) / (sin * cos)
+    };
+    let plane = glam::Vec2::new(w * p1 - along * p2, w * p2 + along * p1) * scale;
+    Some((plane, 2.0 * atan2(along, w)))
+}
+
 /// `|(v·axis, w)|²` of `q = (v, w)`: the squared norm of the twist part about the unit `axis`,
 /// `cos²(swing/2)`. It vanishes at a swing of exactly 180°, where the twist is undefined.
 #[inline]
@@ -368,6 +405,31 @@ mod tests {
         }
 
         #[test]
+        fn the_closed_form_split_is_the_product_split(
+            q in unit_quat(),
+            axis in unit_vec(),
+            length in prop_oneof![Just(1.0f32), 0.999f32..1.001, 1e-3f32..1e3],
+        ) {
+            // Either cover, any axis, quaternions off unit length; near the 180° swing the
+            // swing point (and the twist) is ill-conditioned in both, so the tolerance grows
+            // as the twist part's norm shrinks.
+            let basis = crate::region::swing_basis(axis);
+            let scaled = q * length;
+            let SwingTwist { swing, twist } = swing_twist(q, axis);
+            let expected = (basis.transpose() * to_scaled_angle_axis(swing)).truncate();
+            let expected_twist = twist_angle(twist, axis);
+            let norm = twist_norm_squared(q, axis).sqrt();
+            match swing_plane_point_and_twist(scaled, &basis) {
+                Some((point, twist)) => {
+                    let tolerance = 2e-6 / norm.max(1e-6);
+                    prop_assert!((point - expected).length() < tolerance, "{point} vs {expected}");
+                    prop_assert!((twist - expected_twist).abs() < tolerance, "{twist} vs {expected_twist}");
+                }
+                None => prop_assert!(norm < 2e-6, "refused at twist norm {norm}"),
+            }
+        }
+
+        #[test]
         fn unrolled_neighbours_have_non_negative_dot(qs in proptest::collection::vec(unit_quat(), 1..50)) {
             let mut unrolled = qs.clone();
             unroll(&mut unrolled);
@@ -422,6 +484,22 @@ mod tests {
         let st = swing_twist(swing_half, Vec3::Y);
         assert!(st.swing.is_finite() && st.twist.is_finite());
         assert!(close(st.swing * st.twist, swing_half, 1e-6));
+    }
+
+    #[test]
+    fn the_closed_form_split_at_its_ends() {
+        let basis = crate::region::swing_basis(Vec3::Y);
+        // No swing, a pure twist past π (kept in its cover), and a swing of 179.99° with twist.
+        for (swing_angle, twist) in [(0.0, 0.4), (0.0, -3.5), (1.0, 5.9), (PI - 2e-4, -0.7)] {
+            let q = Quat::from_axis_angle(Vec3::X, swing_angle) * rotation_about(Vec3::Y, twist);
+            let (point, measured) = swing_plane_point_and_twist(q, &basis).expect("split");
+            let expected = (basis.transpose() * (Vec3::X * swing_angle)).truncate();
+            assert!((point - expected).length() < 2e-5, "{point} vs {expected}");
+            assert!((measured - twist).abs() < 2e-5, "{measured} vs {twist}");
+        }
+        // Exactly 180°: no unique split.
+        let half = Quat::from_axis_angle(Vec3::X, PI);
+        assert_eq!(swing_plane_point_and_twist(half, &basis), None);
     }
 
     #[test]

@@ -22,6 +22,7 @@ use super::half_swing::settle_near_half_swing;
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{
     from_scaled_angle_axis, rotation_about, swing_and_twist_angle, swing_and_twist_angle_or,
+    swing_plane_point_and_twist,
 };
 use crate::shape::{LimitShape, Projection, Shape};
 use crate::space::SpaceKind;
@@ -126,6 +127,9 @@ impl SwingTwistLimit {
     /// 180° the twist is `previous` when given.
     #[inline(always)]
     fn split(&self, relative: Quat, previous: Option<f32>) -> (Vec3, f32) {
+        if let Some((point, twist)) = swing_plane_point_and_twist(relative, &self.swing_basis) {
+            return (point.extend(0.0), twist);
+        }
         let (swing, twist) = match previous {
             Some(fallback) => swing_and_twist_angle_or(relative, self.twist_axis, fallback),
             None => swing_and_twist_angle(relative, self.twist_axis),

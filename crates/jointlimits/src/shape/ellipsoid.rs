@@ -17,7 +17,7 @@
 //! largest, `t ≥ |a∘x| − a_max²`. Points on the axes (some `xᵢ = 0`) and flat or needle ellipsoids
 //! need no special case: the zero terms simply vanish.
 
-use glam::{DMat3, DMat4, DVec3, DVec4, Vec3};
+use glam::{DMat3, DMat4, DVec3, DVec4, Vec3, Vec3A};
 use serde::{Deserialize, Serialize};
 
 use super::{Frame, LimitShape, Projection, frame_is_finite};
@@ -122,7 +122,12 @@ impl EllipsoidShape {
     /// every path makes, so that one-at-a-time and lane results agree bit for bit.
     #[inline(always)]
     pub(crate) fn holds_local(&self, x: Vec3) -> bool {
-        (x / self.semi_axes).length_squared() <= 1.0 + Self::INSIDE_SLACK
+        // In four lanes whose fourth repeats the third: a `Vec3` division may be packed with
+        // whatever the register's spare lanes hold, and a subnormal there stalls the divider
+        // (it made a swing-twist ellipsoid's inside test 1.7 times slower). Same operations,
+        // same bits.
+        let scaled = Vec3A::from(x) / Vec3A::from(self.semi_axes);
+        scaled.length_squared() <= 1.0 + Self::INSIDE_SLACK
     }
 
     /// The nearest point of the ellipsoid's surface to the frame-coordinate point `x`, which must
@@ -167,7 +172,9 @@ pub(crate) fn newton_start(a: Vec3, x: Vec3) -> f32 {
 /// The surface point `aᵢ²xᵢ/(aᵢ² + t)` of the root `t`.
 #[inline(always)]
 pub(crate) fn surface_point(a2: Vec3, x: Vec3, t: f32) -> Vec3 {
-    a2 * x / (a2 + t)
+    // Four lanes, the fourth repeating the third, as in `holds_local`.
+    let a2 = Vec3A::from(a2);
+    Vec3::from(a2 * Vec3A::from(x) / (a2 + t))
 }
 
 /// Whether a Newton step from `t` to `next` is large enough to need another: the climb is
