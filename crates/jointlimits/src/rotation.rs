@@ -197,7 +197,7 @@ pub fn swing_and_twist_angle(q: Quat, axis: Vec3) -> (Quat, f32) {
 /// with the swing's scaled angle-axis ([`to_scaled_angle_axis`]) in the coordinates of the first
 /// two columns `(u₁, u₂)`, in closed form: the swing-twist limits' split, with no quaternion
 /// product and no normalisation. `None` within about 1e-6 of a 180° swing
-/// (`(v·a)² + w² < 1e-12`), where the split is not unique.
+/// (`(v·a)² + w² < 1e-12·|q|²`), where the split is not unique.
 ///
 /// With `q = (v, w)`, `p = (v·u₁, v·u₂)`, `t = v·a` and `n² = t² + w²`, the swing
 /// `q · twist⁻¹` is `((w·v⊥ + t·(a × v))/n, n)`: in the plane, the vector
@@ -215,10 +215,11 @@ pub fn swing_plane_point_and_twist(q: Quat, basis: &glam::Mat3) -> Option<(glam:
     let p2 = x * u2.x + y * u2.y + z * u2.z;
     let along = x * a.x + y * a.y + z * a.z;
     let cos_squared = along * along + w * w;
-    if cos_squared < 1e-12 {
+    let sin_squared = p1 * p1 + p2 * p2;
+    // Relative to the length, like every other term.
+    if cos_squared < 1e-12 * (cos_squared + sin_squared) {
         return None;
     }
-    let sin_squared = p1 * p1 + p2 * p2;
     let scale = if sin_squared <= cos_squared {
         2.0 * atan_over_t(sin_squared / cos_squared) / cos_squared
     } else {
