@@ -70,40 +70,26 @@ fn unchanged_values_keep_their_text_and_changed_ones_their_branch() {
 fn unchanged_motion_lines_keep_their_bytes_and_the_file_its_line_endings() {
     // CRLF endings, tabs and doubled spaces between values, trailing blanks, and a last line
     // without a terminator.
-    let crlf = SAMPLE.replace('\n', "\r\n").replace(
-        "0 90 0 11 21 31 4.50 5 6\r\n",
-        "0\t90  0 11 21 31 4.50 5 6 \t",
-    );
+    let odd_line = "0\t90  0 11 21 31 4.50 5 6 \t";
+    let crlf = SAMPLE
+        .replace('\n', "\r\n")
+        .replace("0 90 0 11 21 31 4.50 5 6\r\n", odd_line);
+    // Every line ends in CRLF, and the odd last line keeps its bytes (and gets one).
+    let assert_kept = |text: &str| {
+        let (lf, crlf) = (text.matches('\n').count(), text.matches("\r\n").count());
+        assert_eq!(lf, crlf, "{text:?}");
+        assert!(text.ends_with(&format!("{odd_line}\r\n")), "{text:?}");
+    };
     let bvh = parse_bvh(&crlf).unwrap();
-    let mut out = Vec::new();
-    bvh.write(&mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
-    assert_eq!(
-        text.matches('\n').count(),
-        text.matches("\r\n").count(),
-        "{text:?}"
-    );
-    assert!(
-        text.ends_with("0\t90  0 11 21 31 4.50 5 6 \t\r\n"),
-        "{text:?}"
-    );
+    let text = written(&bvh);
+    assert_kept(&text);
     assert!(text.contains("\r\n0.000000 90.00 -0 170.0000 -35.5 1e1 1.000000 2 3\r\n"));
 
     // A changed line is written anew, with the file's line ending; the other keeps its bytes.
     let mut motion = bvh.to_motion();
     motion.rotations[1] = (motion.rotations[1] * glam::Quat::from_rotation_y(0.01)).normalize();
-    let mut out = Vec::new();
-    bvh.with_motion(&motion).unwrap().write(&mut out).unwrap();
-    let text = String::from_utf8(out).unwrap();
-    assert_eq!(
-        text.matches('\n').count(),
-        text.matches("\r\n").count(),
-        "{text:?}"
-    );
-    assert!(
-        text.ends_with("0\t90  0 11 21 31 4.50 5 6 \t\r\n"),
-        "{text:?}"
-    );
+    let text = written(&bvh.with_motion(&motion).unwrap());
+    assert_kept(&text);
     assert!(!text.contains("1.000000 2 3"), "{text:?}");
 }
 
