@@ -154,6 +154,25 @@ fn hostile_numbers_are_refused_naming_joint_and_field() {
         *limits["joints"][0].pointer_mut(pointer).unwrap() = value;
         assert_refused(&dir, clip, &limits, field);
     }
+    // Swing solids whose cut by the swing plane is not their projection: a frame tilted 2°
+    // about the first axis, and a slab lifted off the plane (its cut is empty).
+    let (c, s) = (0.035f64.cos(), 0.035f64.sin());
+    for (pointer, value) in [
+        (
+            "/region/swing/frame/rotation",
+            json!([1, 0, 0, 0, c, s, 0, -s, c]),
+        ),
+        ("/region/swing/min/2", json!(0.01)),
+    ] {
+        let mut limits = swing_twist.clone();
+        *limits["joints"][0].pointer_mut(pointer).unwrap() = value;
+        assert_refused(
+            &dir,
+            clip,
+            &limits,
+            "swing: is not symmetric about the swing plane",
+        );
+    }
     // A region wholly beyond the rotations (limit-space points of rotations lie within 2π).
     let mut limits = full.clone();
     *limits["joints"][0]

@@ -51,6 +51,11 @@ fn mirrored_limits_measure_every_rotation_as_the_partner_measures_its_reflection
         let normal = sagittal_normal(&bvh.skeleton, &pairs).unwrap();
         for &(space, shape) in &kinds {
             let limits = fit(&bvh, &clip, space, shape);
+            // What a fit writes is what a limits file may hold: swing shapes symmetric about
+            // the swing plane, among the rest (the mirror validates its own output).
+            limits
+                .validate()
+                .unwrap_or_else(|e| panic!("{name} {space:?} {shape}: the fit is refused: {e}"));
             let (mirrored, done) = mirror_skeleton_limits(&limits, &bvh.skeleton, Side::Left, &[])
                 .unwrap_or_else(|e| panic!("{name} {space:?} {shape}: {e}"));
             assert_eq!(done.len(), pairs.len(), "{name} {shape}");

@@ -9,6 +9,7 @@
 pub mod covers;
 mod full;
 pub(crate) mod half_swing;
+mod swing_symmetry;
 mod swing_twist;
 
 use glam::{DVec3, Quat, Vec4};

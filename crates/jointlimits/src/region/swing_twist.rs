@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use super::covers::{Ball, project_cover_from, project_covers, surely_nearer_cover};
 use super::half_swing::settle_near_half_swing;
+use super::swing_symmetry::require_mirror_symmetric;
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{
     from_scaled_angle_axis, rotation_about, swing_and_twist_angle, swing_and_twist_angle_or,
@@ -33,9 +34,10 @@ use crate::validation::{self, InvalidField};
 /// `(swing x, swing y, 0, twist)`: the swing-plane point in the cover used and the turn of the
 /// twist used.
 ///
-/// Every fitted swing shape is symmetric in the swing-plane's third coordinate, so projecting a
-/// swing point keeps it in the plane: the projection onto the shape is also the projection onto
-/// the shape's slice of allowed swings.
+/// The swing shape must be symmetric in the swing-plane's third coordinate (checked when a limits
+/// file is read, see [`super::swing_symmetry`]; every fitted shape is), so projecting a swing
+/// point keeps it in the plane: the projection onto the shape is also the projection onto the
+/// shape's slice of allowed swings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "SwingTwistSpec", into = "SwingTwistSpec")]
 pub struct SwingTwistLimit {
@@ -234,6 +236,7 @@ impl RotationLimit for SwingTwistLimit {
             format!("its third column is not twist_axis (off by {apart:.3e})")
         })?;
         self.swing.validate().map_err(|e| e.inside("swing"))?;
+        require_mirror_symmetric("swing", &self.swing)?;
         validation::reaches_rotations("swing", &self.swing)?;
         self.twist.validate()
     }

@@ -1,0 +1,181 @@
+//! Whether a swing shape is its own mirror image across the swing plane.
+//!
+//! A swing-twist limit stores its allowed swings as a solid in swing-plane coordinates, where the
+//! allowed swings are the solid's cut by the plane `z = 0`. Projecting a swing point onto the
+//! solid lands on that cut only when the reflection `M : (x, y, z) ↦ (x, y, −z)` maps the solid to
+//! itself: then the nearest point to an in-plane point is in the plane (if `x` is nearest, so is
+//! `Mx`, and uniqueness makes them one point). Symmetry also makes the cut non-empty: a convex
+//! solid holding `x` holds the midpoint of `x` and `Mx`. Every fitted or mirrored file is
+//! symmetric; a hand-edited one may not be, and is refused when read.
+//!
+//! The asymmetry is measured as a distance in radians, so that the tolerance means what the
+//! contract's boundary tolerance means:
+//! - polytopes (boxes, k-DOPs, hulls): the farthest any vertex's mirror image lies from the
+//!   nearest vertex;
+//! - ellipsoids `{x : (x − c)ᵀA(x − c) ≤ 1}`: the farthest the mid-surface between the
+//!   ellipsoid's top and bottom lies from the plane, `|c_z| + max_{d ∈ shadow} |g·d|` with
+//!   `g = (A_xz, A_yz)/A_zz` and the shadow's support `√(gᵀ (A⁻¹)_xy g)`.
+
+use glam::{DMat3, DVec3, Vec3};
+
+use crate::shape::{BoxShape, EllipsoidShape, Frame, Shape};
+use crate::validation::{self, InvalidField};
+
+/// The largest asymmetry accepted, radians: f32 rounding of stored frames and vertices at the
+/// coordinates of rotations (a few times 1e-7 · 2π), well under the contract's boundary tolerance.
+pub const SYMMETRY_TOLERANCE: f64 = 4e-6;
+
+/// `Ok` when the reflection across the swing plane maps `shape` to itself within
+/// [`SYMMETRY_TOLERANCE`]; the error names `field` and how far off the shape is.
+pub fn require_mirror_symmetric(field: &str, shape: &Shape) -> Result<(), InvalidField> {
+    let asymmetry = match shape {
+        Shape::Box(b) => vertex_asymmetry(&box_corners(b)),
+        Shape::Ellipsoid(e) => ellipsoid_asymmetry(e),
+        Shape::Kdop(k) => vertex_asymmetry(&world_vertices(&k.frame, k.polytope().vertices())),
+        Shape::Hull(h) => vertex_asymmetry(&world_vertices(&h.frame, h.polytope().vertices())),
+    };
+    validation::require(asymmetry <= SYMMETRY_TOLERANCE, field, || {
+        format!(
+            "is not symmetric about the swing plane (z = 0): its mirror image lies up to \
+             {asymmetry:.3e} rad away (at most {SYMMETRY_TOLERANCE:.0e}); the allowed swings are \
+             its cut by the plane, so its frame must keep the z axis (up to sign) with its centre \
+             at z = 0 and its extent along z balanced"
+        )
+    })
+}
+
+fn world_vertices(frame: &Frame, local: &[Vec3]) -> Vec<DVec3> {
+    let rotation = frame.rotation.as_dmat3();
+    let center = frame.center.as_dvec3();
+    local
+        .iter()
+        .map(|v| rotation * v.as_dvec3() + center)
+        .collect()
+}
+
+fn box_corners(b: &BoxShape) -> Vec<DVec3> {
+    let corners: Vec<Vec3> = (0..8)
+        .map(|i| {
+            Vec3::select(
+                glam::BVec3::new(i & 1 != 0, i & 2 != 0, i & 4 != 0),
+                b.max,
+                b.min,
+            )
+        })
+        .collect();
+    world_vertices(&b.frame, &corners)
+}
+
+/// `max_v min_u |u − Mv|` over the vertices. Sorted by `x`, each mirror image is compared only
+/// with the vertices whose `x` is within the current best distance (`M` keeps `x`).
+fn vertex_asymmetry(vertices: &[DVec3]) -> f64 {
+    let mut sorted = vertices.to_vec();
+    sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let mut worst: f64 = 0.0;
+    for v in &sorted {
+        let mirrored = DVec3::new(v.x, v.y, -v.z);
+        // `v` itself bounds the distance: |v − Mv| = 2|v_z|.
+        let mut best = 2.0 * v.z.abs();
+        let start = sorted.partition_point(|u| u.x < mirrored.x - best);
+        for u in &sorted[start..] {
+            if u.x > mirrored.x + best {
+                break;
+            }
+            best = best.min(u.distance(mirrored));
+        }
+        worst = worst.max(best);
+    }
+    worst
+}
+
+fn ellipsoid_asymmetry(e: &EllipsoidShape) -> f64 {
+    let rotation = e.frame.rotation.as_dmat3();
+    let axes = e.semi_axes.as_dvec3();
+    // A = R diag(1/a²) Rᵀ and A⁻¹ = R diag(a²) Rᵀ.
+    let form = rotation * DMat3::from_diagonal(1.0 / (axes * axes)) * rotation.transpose();
+    let inverse = rotation * DMat3::from_diagonal(axes * axes) * rotation.transpose();
+    let (a_xz, a_yz, a_zz) = (form.z_axis.x, form.z_axis.y, form.z_axis.z);
+    // The mid-surface over shadow offset d = (x, y) − c_xy is z = c_z − (a_xz d_x + a_yz d_y)/a_zz.
+    let g = DVec3::new(a_xz / a_zz, a_yz / a_zz, 0.0);
+    let tilt = g.dot(inverse * g).max(0.0).sqrt();
+    f64::from(e.frame.center.z).abs() + tilt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Mat3;
+
+    fn tilted(angle: f32) -> Frame {
+        Frame {
+            center: Vec3::ZERO,
+            rotation: Mat3::from_rotation_x(angle),
+        }
+    }
+
+    fn boxed(frame: Frame, min: Vec3, max: Vec3) -> Shape {
+        Shape::Box(BoxShape { frame, min, max })
+    }
+
+    fn ellipsoid(frame: Frame, semi_axes: Vec3) -> Shape {
+        Shape::Ellipsoid(EllipsoidShape { frame, semi_axes })
+    }
+
+    #[test]
+    fn symmetric_shapes_pass_whatever_their_in_plane_turn() {
+        let in_plane = Frame {
+            center: Vec3::new(0.3, -0.2, 0.0),
+            rotation: Mat3::from_rotation_z(0.7),
+        };
+        let slab = Vec3::new(0.5, 0.2, 0.03);
+        assert!(require_mirror_symmetric("swing", &boxed(in_plane, -slab, slab)).is_ok());
+        assert!(require_mirror_symmetric("swing", &ellipsoid(in_plane, slab)).is_ok());
+        // The z axis turned onto −z, and a ball in any frame, are symmetric too.
+        let flipped = Frame {
+            center: Vec3::ZERO,
+            rotation: Mat3::from_rotation_x(std::f32::consts::PI),
+        };
+        assert!(require_mirror_symmetric("swing", &boxed(flipped, -slab, slab)).is_ok());
+        let ball = ellipsoid(tilted(0.4), Vec3::splat(0.2));
+        assert!(require_mirror_symmetric("swing", &ball).is_ok());
+    }
+
+    #[test]
+    fn tilted_shifted_or_unbalanced_shapes_are_refused() {
+        let slab = Vec3::new(0.5, 0.2, 0.03);
+        let refused = [
+            boxed(tilted(0.035), -slab, slab),
+            // A slab that misses the plane: its cut is empty.
+            boxed(
+                Frame::IDENTITY,
+                Vec3::new(-0.5, -0.2, 0.04),
+                slab + Vec3::Z * 0.1,
+            ),
+            boxed(Frame::IDENTITY, -slab, slab + Vec3::Z * 0.01),
+            ellipsoid(tilted(0.01), slab),
+            ellipsoid(
+                Frame {
+                    center: Vec3::Z * 0.001,
+                    rotation: Mat3::IDENTITY,
+                },
+                slab,
+            ),
+        ];
+        for shape in &refused {
+            let error = require_mirror_symmetric("swing", shape).unwrap_err();
+            assert_eq!(error.field, "swing");
+            assert!(error.problem.contains("not symmetric"), "{error}");
+        }
+    }
+
+    #[test]
+    fn the_vertex_measure_is_the_distance_to_the_nearest_mirror_vertex() {
+        let vertices = [
+            DVec3::new(0.0, 0.0, 0.1),
+            DVec3::new(0.0, 0.0, -0.1),
+            DVec3::new(1.0, 0.0, 0.2),
+            DVec3::new(1.0, 0.0, -0.15),
+        ];
+        assert!((vertex_asymmetry(&vertices) - 0.05).abs() < 1e-12);
+    }
+}
