@@ -66,31 +66,44 @@ fn unchanged_values_keep_their_text_and_changed_ones_their_branch() {
     assert_eq!(lines[1], motion_lines(SAMPLE)[1]);
 }
 
+/// What follows the `Frame Time` line: the motion section, byte for byte.
+fn motion_section(text: &str) -> &str {
+    let header_end = text.find("Frame Time").unwrap();
+    let line_end = text[header_end..].find('\n').unwrap();
+    &text[header_end + line_end + 1..]
+}
+
 #[test]
 fn unchanged_motion_lines_keep_their_bytes_and_the_file_its_line_endings() {
-    // CRLF endings, tabs and doubled spaces between values, trailing blanks, and a last line
-    // without a terminator.
+    // CRLF endings, tabs and doubled spaces between values, trailing blanks, a blank line
+    // between frames; the last line either without a terminator or followed by blank lines.
     let odd_line = "0\t90  0 11 21 31 4.50 5 6 \t";
     let crlf = SAMPLE
         .replace('\n', "\r\n")
-        .replace("0 90 0 11 21 31 4.50 5 6\r\n", odd_line);
-    // Every line ends in CRLF, and the odd last line keeps its bytes (and gets one).
-    let assert_kept = |text: &str| {
+        .replace("\r\n0 90 0", "\r\n \t\r\n\r\n0 90 0");
+    let without_terminator = crlf.replace("0 90 0 11 21 31 4.50 5 6\r\n", odd_line);
+    let with_blank_tail = crlf.replace(
+        "0 90 0 11 21 31 4.50 5 6\r\n",
+        &format!("{odd_line}\r\n\r\n  \r\n"),
+    );
+    for source in [without_terminator, with_blank_tail] {
+        let bvh = parse_bvh(&source).unwrap();
+        let text = written(&bvh);
         let (lf, crlf) = (text.matches('\n').count(), text.matches("\r\n").count());
-        assert_eq!(lf, crlf, "{text:?}");
-        assert!(text.ends_with(&format!("{odd_line}\r\n")), "{text:?}");
-    };
-    let bvh = parse_bvh(&crlf).unwrap();
-    let text = written(&bvh);
-    assert_kept(&text);
-    assert!(text.contains("\r\n0.000000 90.00 -0 170.0000 -35.5 1e1 1.000000 2 3\r\n"));
+        assert_eq!(lf, crlf, "every line ends as the file's do: {text:?}");
+        assert_eq!(motion_section(&text), motion_section(&source));
 
-    // A changed line is written anew, with the file's line ending; the other keeps its bytes.
-    let mut motion = bvh.to_motion();
-    motion.rotations[1] = (motion.rotations[1] * glam::Quat::from_rotation_y(0.01)).normalize();
-    let text = written(&bvh.with_motion(&motion).unwrap());
-    assert_kept(&text);
-    assert!(!text.contains("1.000000 2 3"), "{text:?}");
+        // A changed line is written anew, with its own terminator; the rest keeps its bytes.
+        let mut motion = bvh.to_motion();
+        motion.rotations[1] = (motion.rotations[1] * glam::Quat::from_rotation_y(0.01)).normalize();
+        let text = written(&bvh.with_motion(&motion).unwrap());
+        let (kept, changed) = (motion_section(&source), motion_section(&text));
+        let first_end = kept.find("\r\n").unwrap();
+        assert!(!changed.contains("1.000000 2 3"), "{changed:?}");
+        assert!(changed.starts_with("0.000000 90.00 -0 170.0000 -35.5 1e1 "));
+        let changed_end = changed.find("\r\n").unwrap();
+        assert_eq!(changed[changed_end..], kept[first_end..], "{changed:?}");
+    }
 }
 
 #[test]

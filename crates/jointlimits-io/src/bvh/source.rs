@@ -55,6 +55,27 @@ impl SourceValues {
         )
     }
 
+    /// How many motion lines the file had.
+    pub(super) fn frame_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// What the file held between frame `frame − 1`'s line (terminator included) and frame
+    /// `frame`'s: blank lines the reader skipped. For `frame` = [`Self::frame_count`], what
+    /// followed the last motion line. Empty for frame 0, whose line follows the header.
+    pub(super) fn gap_before(&self, frame: usize) -> &[u8] {
+        let Some(previous) = frame.checked_sub(1) else {
+            return &[];
+        };
+        let (text, terminator) = self.frame_line(previous);
+        let start = self.line_starts[previous] as usize + text.len() + terminator.len();
+        let end = self
+            .line_starts
+            .get(frame)
+            .map_or(self.text.len(), |&s| s as usize);
+        self.text.get(start..end).unwrap_or_default()
+    }
+
     /// Frame `frame`'s value tokens, in channel order, as the reader split them.
     pub(super) fn frame_tokens(&self, frame: usize) -> impl Iterator<Item = &str> {
         split_tokens(self.frame_line(frame).0)

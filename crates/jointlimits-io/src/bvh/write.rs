@@ -2,7 +2,8 @@
 //! was read (LF for a new clip). A motion line whose values are all still what they were read as
 //! is written byte for byte as it was read; in any other line, a value still what it was read as
 //! is written with its source text, and any other number in the shortest form that reads back to
-//! the same f32.
+//! the same f32. Around the motion lines the file read is kept too: each line's own terminator
+//! (none for a last line that had none), and blank lines between and after them.
 //!
 //! Readers disagree on position channels: most (Blender's importer, the common Python readers,
 //! this one) take a channel's value as the coordinate itself, three.js's `BVHLoader` adds it to
@@ -34,19 +35,22 @@ impl Bvh {
         write!(out, "MOTION{eol}")?;
         write!(out, "Frames: {}{eol}", self.frame_count())?;
         write!(out, "Frame Time: {}{eol}", self.frame_time)?;
+        // The file read, when it holds these frames: its blank lines and each line's own
+        // terminator (a last line without one stays without) are then written as read.
+        let layout = self
+            .source
+            .as_deref()
+            .filter(|s| s.frame_count() == self.frame_count());
         let mut line = String::new();
         let channel_count = self.channel_count().max(1);
         for (frame_index, frame) in self.values.chunks_exact(channel_count).enumerate() {
-            if let Some((text, terminator)) = self.unchanged_line(frame_index, frame) {
+            if let Some(source) = layout {
+                out.write_all(source.gap_before(frame_index))?;
+            }
+            let terminator = layout.map_or(eol, |s| s.frame_line(frame_index).1);
+            if let Some((text, _)) = self.unchanged_line(frame_index, frame) {
                 out.write_all(text.as_bytes())?;
-                out.write_all(
-                    if terminator.is_empty() {
-                        eol
-                    } else {
-                        terminator
-                    }
-                    .as_bytes(),
-                )?;
+                out.write_all(terminator.as_bytes())?;
                 continue;
             }
             line.clear();
@@ -65,8 +69,11 @@ impl Bvh {
                     }
                 }
             }
-            line.push_str(eol);
+            line.push_str(terminator);
             out.write_all(line.as_bytes())?;
+        }
+        if let Some(source) = layout.filter(|s| s.frame_count() > 0) {
+            out.write_all(source.gap_before(source.frame_count()))?;
         }
         Ok(())
     }
