@@ -11,14 +11,14 @@
 //! The asymmetry is measured as a distance in radians, so that the tolerance means what the
 //! contract's boundary tolerance means:
 //! - polytopes (boxes, k-DOPs, hulls): the farthest any vertex's mirror image lies from the
-//!   nearest vertex;
+//!   solid;
 //! - ellipsoids `{x : (x − c)ᵀA(x − c) ≤ 1}`: the farthest the mid-surface between the
 //!   ellipsoid's top and bottom lies from the plane, `|c_z| + max_{d ∈ shadow} |g·d|` with
 //!   `g = (A_xz, A_yz)/A_zz` and the shadow's support `√(gᵀ (A⁻¹)_xy g)`.
 
 use glam::{DMat3, DVec3, Vec3};
 
-use crate::shape::{BoxShape, EllipsoidShape, Frame, Shape};
+use crate::shape::{BoxShape, EllipsoidShape, Frame, LimitShape, Shape};
 use crate::validation::{self, InvalidField};
 
 /// The largest asymmetry accepted, radians: f32 rounding of stored frames and vertices at the
@@ -29,10 +29,14 @@ pub const SYMMETRY_TOLERANCE: f64 = 4e-6;
 /// [`SYMMETRY_TOLERANCE`]; the error names `field` and how far off the shape is.
 pub fn require_mirror_symmetric(field: &str, shape: &Shape) -> Result<(), InvalidField> {
     let asymmetry = match shape {
-        Shape::Box(b) => vertex_asymmetry(&box_corners(b)),
+        Shape::Box(b) => vertex_asymmetry(shape, &box_corners(b)),
         Shape::Ellipsoid(e) => ellipsoid_asymmetry(e),
-        Shape::Kdop(k) => vertex_asymmetry(&world_vertices(&k.frame, k.polytope().vertices())),
-        Shape::Hull(h) => vertex_asymmetry(&world_vertices(&h.frame, h.polytope().vertices())),
+        Shape::Kdop(k) => {
+            vertex_asymmetry(shape, &world_vertices(&k.frame, k.polytope().vertices()))
+        }
+        Shape::Hull(h) => {
+            vertex_asymmetry(shape, &world_vertices(&h.frame, h.polytope().vertices()))
+        }
     };
     validation::require(asymmetry <= SYMMETRY_TOLERANCE, field, || {
         format!(
@@ -66,26 +70,16 @@ fn box_corners(b: &BoxShape) -> Vec<DVec3> {
     world_vertices(&b.frame, &corners)
 }
 
-/// `max_v min_u |u − Mv|` over the vertices. Sorted by `x`, each mirror image is compared only
-/// with the vertices whose `x` is within the current best distance (`M` keeps `x`).
-fn vertex_asymmetry(vertices: &[DVec3]) -> f64 {
-    let mut sorted = vertices.to_vec();
-    sorted.sort_by(|a, b| a.x.total_cmp(&b.x));
-    let mut worst: f64 = 0.0;
-    for v in &sorted {
-        let mirrored = DVec3::new(v.x, v.y, -v.z);
-        // `v` itself bounds the distance: |v − Mv| = 2|v_z|.
-        let mut best = 2.0 * v.z.abs();
-        let start = sorted.partition_point(|u| u.x < mirrored.x - best);
-        for u in &sorted[start..] {
-            if u.x > mirrored.x + best {
-                break;
-            }
-            best = best.min(u.distance(mirrored));
-        }
-        worst = worst.max(best);
-    }
-    worst
+/// `max_v dist(Mv, shape)` over the vertices `v` of a polytope `shape`. It is 0 exactly when
+/// `M` maps the shape into itself (the image is the hull of the mirrored vertices), hence onto
+/// itself (an isometry keeps the volume); and the image then lies within the measure of the
+/// shape, so the measure bounds how far apart the two are. Vertices lying on an edge or face,
+/// which a hull may keep on one side and not the other, do not count against it.
+fn vertex_asymmetry(shape: &Shape, vertices: &[DVec3]) -> f64 {
+    vertices
+        .iter()
+        .map(|v| f64::from(shape.distance(DVec3::new(v.x, v.y, -v.z).as_vec3())))
+        .fold(0.0, f64::max)
 }
 
 fn ellipsoid_asymmetry(e: &EllipsoidShape) -> f64 {
@@ -169,13 +163,45 @@ mod tests {
     }
 
     #[test]
-    fn the_vertex_measure_is_the_distance_to_the_nearest_mirror_vertex() {
-        let vertices = [
-            DVec3::new(0.0, 0.0, 0.1),
-            DVec3::new(0.0, 0.0, -0.1),
-            DVec3::new(1.0, 0.0, 0.2),
-            DVec3::new(1.0, 0.0, -0.15),
-        ];
-        assert!((vertex_asymmetry(&vertices) - 0.05).abs() < 1e-12);
+    fn a_vertex_on_an_edge_does_not_count_and_a_tilt_does() {
+        // A box's corners and, on one side only, the midpoint of an edge (hulls may keep such
+        // points): the measure reads the solid, not the vertex list.
+        let slab = Vec3::new(0.5, 0.2, 0.03);
+        let shape = boxed(Frame::IDENTITY, -slab, slab);
+        let Shape::Box(b) = &shape else {
+            unreachable!()
+        };
+        let mut vertices = box_corners(b);
+        vertices.push(DVec3::new(0.0, 0.2, 0.03));
+        assert!(vertex_asymmetry(&shape, &vertices) < 1e-7);
+        let tilted_shape = boxed(tilted(0.01), -slab, slab);
+        let Shape::Box(t) = &tilted_shape else {
+            unreachable!()
+        };
+        let measure = vertex_asymmetry(&tilted_shape, &box_corners(t));
+        // A corner at (0.5, 0.2, 0.03) turned by 0.01 about x and mirrored lands about
+        // 2·0.01·0.2 = 0.004 from the turned box (less its thickness's share).
+        assert!(measure > 1e-3 && measure < 5e-3, "{measure}");
+    }
+
+    #[test]
+    fn hulls_fitted_to_swing_plane_points_are_symmetric() {
+        // One point (a joint that never moved), points on a line, and a scattered cloud: the
+        // hull may keep points on its edges on one side only, which must not count.
+        use crate::shape::HullShape;
+        let one = vec![DVec3::new(0.1, -0.2, 0.0)];
+        let line: Vec<DVec3> = (0..7)
+            .map(|i| DVec3::new(0.1 * i as f64, 0.05, 0.0))
+            .collect();
+        let cloud: Vec<DVec3> = (0..60)
+            .map(|i| {
+                let t = i as f64 * 0.7;
+                DVec3::new(0.4 * t.cos() + 0.1 * t, 0.3 * (1.3 * t).sin(), 0.0)
+            })
+            .collect();
+        for core in [one, line, cloud] {
+            let hull = Shape::Hull(HullShape::fit(&core, 0.035, 0.05).unwrap());
+            require_mirror_symmetric("swing", &hull).unwrap();
+        }
     }
 }
