@@ -12,9 +12,11 @@
 //! contract's boundary tolerance means:
 //! - polytopes (boxes, k-DOPs, hulls): the farthest any vertex's mirror image lies from the
 //!   solid;
-//! - ellipsoids `{x : (x − c)ᵀA(x − c) ≤ 1}`: the farthest the mid-surface between the
-//!   ellipsoid's top and bottom lies from the plane, `|c_z| + max_{d ∈ shadow} |g·d|` with
-//!   `g = (A_xz, A_yz)/A_zz` and the shadow's support `√(gᵀ (A⁻¹)_xy g)`.
+//! - ellipsoids `{x : (x − c)ᵀA(x − c) ≤ 1}`: twice the farthest the mid-surface between the
+//!   ellipsoid's top and bottom lies from the plane (the mirror image's chord over a point of
+//!   the shadow is the shape's moved by twice that, so this bounds how far apart they are),
+//!   `2·(|c_z| + max_{d ∈ shadow} |g·d|)` with `g = (A_xz, A_yz)/A_zz` and the shadow's
+//!   support `√(gᵀ (A⁻¹)_xy g)`.
 
 use glam::{DMat3, DVec3, Vec3};
 
@@ -92,7 +94,7 @@ fn ellipsoid_asymmetry(e: &EllipsoidShape) -> f64 {
     // The mid-surface over shadow offset d = (x, y) − c_xy is z = c_z − (a_xz d_x + a_yz d_y)/a_zz.
     let g = DVec3::new(a_xz / a_zz, a_yz / a_zz, 0.0);
     let tilt = g.dot(inverse * g).max(0.0).sqrt();
-    f64::from(e.frame.center.z).abs() + tilt
+    2.0 * (f64::from(e.frame.center.z).abs() + tilt)
 }
 
 #[cfg(test)]
@@ -202,6 +204,21 @@ mod tests {
         for core in [one, line, cloud] {
             let hull = Shape::Hull(HullShape::fit(&core, 0.035, 0.05).unwrap());
             require_mirror_symmetric("swing", &hull).unwrap();
+        }
+    }
+
+    #[test]
+    fn every_kind_measures_a_lift_off_the_plane_as_the_gap_to_its_mirror_image() {
+        // Lifted by h, the shape and its mirror image lie 2h apart, whatever the kind.
+        let lift = 3e-6;
+        let frame = Frame {
+            center: Vec3::new(0.1, 0.2, lift),
+            rotation: Mat3::IDENTITY,
+        };
+        let slab = Vec3::new(0.5, 0.2, 0.03);
+        for shape in [boxed(frame, -slab, slab), ellipsoid(frame, slab)] {
+            let error = require_mirror_symmetric("swing", &shape).unwrap_err();
+            assert!(error.problem.contains("up to 6.00"), "{error}");
         }
     }
 }
