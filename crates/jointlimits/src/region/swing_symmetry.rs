@@ -18,7 +18,7 @@
 //!   `2·(|c_z| + max_{d ∈ shadow} |g·d|)` with `g = (A_xz, A_yz)/A_zz` and the shadow's
 //!   support `√(gᵀ (A⁻¹)_xy g)`.
 
-use glam::{DMat3, DVec3, Vec3};
+use glam::{BVec3, DMat3, DVec3, Vec3};
 
 use crate::shape::{BoxShape, EllipsoidShape, Frame, LimitShape, Shape};
 use crate::validation::{self, InvalidField};
@@ -31,56 +31,42 @@ pub const SYMMETRY_TOLERANCE: f64 = 4e-6;
 /// [`SYMMETRY_TOLERANCE`]; the error names `field` and how far off the shape is.
 pub fn require_mirror_symmetric(field: &str, shape: &Shape) -> Result<(), InvalidField> {
     let asymmetry = match shape {
-        Shape::Box(b) => vertex_asymmetry(shape, &box_corners(b)),
+        Shape::Box(b) => vertex_asymmetry(shape, &b.frame, &box_corners(b)),
         Shape::Ellipsoid(e) => ellipsoid_asymmetry(e),
-        Shape::Kdop(k) => {
-            vertex_asymmetry(shape, &world_vertices(&k.frame, k.polytope().vertices()))
-        }
-        Shape::Hull(h) => {
-            vertex_asymmetry(shape, &world_vertices(&h.frame, h.polytope().vertices()))
-        }
+        Shape::Kdop(k) => vertex_asymmetry(shape, &k.frame, k.polytope().vertices()),
+        Shape::Hull(h) => vertex_asymmetry(shape, &h.frame, h.polytope().vertices()),
     };
     validation::require(asymmetry <= SYMMETRY_TOLERANCE, field, || {
         format!(
             "is not symmetric about the swing plane (z = 0): its mirror image lies up to \
              {asymmetry:.3e} rad away (at most {SYMMETRY_TOLERANCE:.0e}); the allowed swings are \
-             its cut by the plane, so its frame must keep the z axis (up to sign) with its centre \
-             at z = 0 and its extent along z balanced"
+             its cut by the plane, so it must be its own mirror image, as a frame keeping the z \
+             axis (up to sign) with its centre at z = 0 and its extent along z balanced is"
         )
     })
 }
 
-fn world_vertices(frame: &Frame, local: &[Vec3]) -> Vec<DVec3> {
-    let rotation = frame.rotation.as_dmat3();
-    let center = frame.center.as_dvec3();
-    local
-        .iter()
-        .map(|v| rotation * v.as_dvec3() + center)
-        .collect()
+/// A box's eight corners in its frame's coordinates.
+fn box_corners(b: &BoxShape) -> [Vec3; 8] {
+    std::array::from_fn(|i| {
+        let pick = BVec3::new(i & 1 != 0, i & 2 != 0, i & 4 != 0);
+        Vec3::select(pick, b.max, b.min)
+    })
 }
 
-fn box_corners(b: &BoxShape) -> Vec<DVec3> {
-    let corners: Vec<Vec3> = (0..8)
-        .map(|i| {
-            Vec3::select(
-                glam::BVec3::new(i & 1 != 0, i & 2 != 0, i & 4 != 0),
-                b.max,
-                b.min,
-            )
+/// `max_v dist(Mv, shape)` over the vertices `v` (in `frame`'s coordinates) of a polytope
+/// `shape`. It is 0 exactly when `M` maps the shape into itself (the image is the hull of the
+/// mirrored vertices), hence onto itself (an isometry keeps the volume); and the image then lies
+/// within the measure of the shape, so the measure bounds how far apart the two are. Vertices
+/// lying on an edge or face, which a hull may keep on one side and not the other, do not count
+/// against it.
+fn vertex_asymmetry(shape: &Shape, frame: &Frame, local_vertices: &[Vec3]) -> f64 {
+    local_vertices
+        .iter()
+        .map(|&v| {
+            let mirrored = frame.to_world(v) * Vec3::new(1.0, 1.0, -1.0);
+            f64::from(shape.distance(mirrored))
         })
-        .collect();
-    world_vertices(&b.frame, &corners)
-}
-
-/// `max_v dist(Mv, shape)` over the vertices `v` of a polytope `shape`. It is 0 exactly when
-/// `M` maps the shape into itself (the image is the hull of the mirrored vertices), hence onto
-/// itself (an isometry keeps the volume); and the image then lies within the measure of the
-/// shape, so the measure bounds how far apart the two are. Vertices lying on an edge or face,
-/// which a hull may keep on one side and not the other, do not count against it.
-fn vertex_asymmetry(shape: &Shape, vertices: &[DVec3]) -> f64 {
-    vertices
-        .iter()
-        .map(|v| f64::from(shape.distance(DVec3::new(v.x, v.y, -v.z).as_vec3())))
         .fold(0.0, f64::max)
 }
 
@@ -173,14 +159,14 @@ mod tests {
         let Shape::Box(b) = &shape else {
             unreachable!()
         };
-        let mut vertices = box_corners(b);
-        vertices.push(DVec3::new(0.0, 0.2, 0.03));
-        assert!(vertex_asymmetry(&shape, &vertices) < 1e-7);
+        let mut vertices = box_corners(b).to_vec();
+        vertices.push(Vec3::new(0.0, 0.2, 0.03));
+        assert!(vertex_asymmetry(&shape, &b.frame, &vertices) < 1e-7);
         let tilted_shape = boxed(tilted(0.01), -slab, slab);
         let Shape::Box(t) = &tilted_shape else {
             unreachable!()
         };
-        let measure = vertex_asymmetry(&tilted_shape, &box_corners(t));
+        let measure = vertex_asymmetry(&tilted_shape, &t.frame, &box_corners(t));
         // A corner at (0.5, 0.2, 0.03) turned by 0.01 about x and mirrored lands about
         // 2·0.01·0.2 = 0.004 from the turned box (less its thickness's share).
         assert!(measure > 1e-3 && measure < 5e-3, "{measure}");
