@@ -499,26 +499,40 @@ fn project(shape: &Shape, point: &Points) -> (Points, [bool; LANES]) {
     }
 }
 
-/// The inside test for every lane at once (the height above each face plane), then the exact
-/// polytope projection for the lanes that are outside.
+/// Polytopes with at most this many faces take the inside test in all lanes at once: a scan of
+/// every plane costs less than the lookups then (a 13-DOP has 26 faces).
+const LANE_SCAN_FACES: usize = 32;
+
+/// The inside test, then the exact polytope projection for the lanes that are outside. Small
+/// polytopes test every plane in all lanes at once; larger ones go lane by lane through the
+/// projection's own lookups (the cell grid, the support faces), which decide most points from a
+/// few planes.
 #[inline(always)]
 fn project_polytope(polytope: &Polytope, frame: &Frame, point: &Points) -> (Points, [bool; LANES]) {
     let local = point.in_frame(frame);
-    let mut highest = [f32::NEG_INFINITY; LANES];
-    for (n, offset) in polytope.planes() {
-        for i in 0..LANES {
-            let height = n.x * local.x[i] + n.y * local.y[i] + n.z * local.z[i] - offset;
-            highest[i] = highest[i].max(height);
-        }
-    }
     let mut inside = [true; LANES];
+    if polytope.face_count() <= LANE_SCAN_FACES {
+        let mut highest = [f32::NEG_INFINITY; LANES];
+        for (n, offset) in polytope.planes() {
+            for i in 0..LANES {
+                let height = n.x * local.x[i] + n.y * local.y[i] + n.z * local.z[i] - offset;
+                highest[i] = highest[i].max(height);
+            }
+        }
+        for i in 0..LANES {
+            inside[i] = highest[i] <= Polytope::INSIDE_TOLERANCE;
+        }
+    } else {
+        inside = [false; LANES];
+    }
     let mut projected = local;
     for i in 0..LANES {
-        inside[i] = highest[i] <= Polytope::INSIDE_TOLERANCE;
-        if !inside[i]
-            && let Some(p) = polytope.project(local.get(i))
-        {
-            projected.set(i, p);
+        if inside[i] {
+            continue;
+        }
+        match polytope.project(local.get(i)) {
+            Some(p) => projected.set(i, p),
+            None => inside[i] = true,
         }
     }
     (projected.out_of_frame(frame), inside)

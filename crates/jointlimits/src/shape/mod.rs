@@ -15,6 +15,7 @@ pub mod hull;
 pub mod kdop;
 mod plane_cells;
 pub mod polytope;
+mod support_faces;
 
 use glam::{DMat3, DVec3, Mat3, Vec3};
 use serde::{Deserialize, Serialize};

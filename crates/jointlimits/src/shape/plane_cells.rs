@@ -9,6 +9,10 @@
 //! the cell's deciding planes. A point's own f32 height differs from the exact one by far less
 //! than the slack, so testing only the deciding planes gives the same verdict, bit for bit, as
 //! testing every face.
+//!
+//! A cell every point of which lies outside keeps the plane that rejects it by the most at its
+//! centre: the face a projection's walk starts from for points there, which they surely rise
+//! above.
 
 use glam::{DVec3, Vec3};
 
@@ -28,7 +32,7 @@ pub(crate) struct PlaneCells {
     /// Cells per unit length along each axis.
     scale: Vec3,
     /// Per cell, the range of `planes` holding its deciding planes; a cell every point of which
-    /// is outside has [`OUTSIDE`] as its start.
+    /// is outside has [`OUTSIDE`] as its start and the face rejecting it by the most as its end.
     ranges: Vec<(u32, u32)>,
     /// The cells' deciding planes, as face indices.
     planes: Vec<u16>,
@@ -42,7 +46,9 @@ const OUTSIDE: u32 = u32::MAX;
 pub(crate) enum CellVerdict<'a> {
     /// The point is inside exactly when it is inside these planes.
     Decided(&'a [u16]),
-    /// The point is outside (or off the grid): the full scan decides.
+    /// The point is outside, above this face by far more than the inside tolerance.
+    Outside(u16),
+    /// The point is off the grid (or not finite): the grid cannot tell.
     Unknown,
 }
 
@@ -94,20 +100,27 @@ impl PlaneCells {
         slack: f64,
     ) {
         let first = self.planes.len();
+        // The plane rejecting the whole cell by the most at its centre, if any.
+        let mut rejecting: Option<(usize, f64)> = None;
         for (face, (n, &b)) in normals.iter().zip(offsets).enumerate() {
             let n = n.as_dvec3();
             let middle = n.dot(centre) - f64::from(b);
             let spread = n.abs().dot(half);
             if middle - spread > slack {
-                self.planes.truncate(first);
-                self.ranges.push((OUTSIDE, 0));
-                return;
-            }
-            if middle + spread >= -slack {
+                if rejecting.is_none_or(|(_, most)| middle > most) {
+                    rejecting = Some((face, middle));
+                }
+            } else if middle + spread >= -slack {
                 self.planes.push(face as u16);
             }
         }
-        self.ranges.push((first as u32, self.planes.len() as u32));
+        match rejecting {
+            Some((face, _)) => {
+                self.planes.truncate(first);
+                self.ranges.push((OUTSIDE, face as u32));
+            }
+            None => self.ranges.push((first as u32, self.planes.len() as u32)),
+        }
     }
 
     /// The verdict for the point `x`.
@@ -122,7 +135,7 @@ impl PlaneCells {
         let (i, j, k) = (cell.x as usize, cell.y as usize, cell.z as usize);
         let index = (k * CELLS + j) * CELLS + i;
         match self.ranges[index] {
-            (OUTSIDE, _) => CellVerdict::Unknown,
+            (OUTSIDE, face) => CellVerdict::Outside(face as u16),
             (start, end) => CellVerdict::Decided(&self.planes[start as usize..end as usize]),
         }
     }

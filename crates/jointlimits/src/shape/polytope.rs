@@ -13,17 +13,25 @@
 //! The minimum over the visible faces is the exact projection, unlike clamping slab by slab.
 //!
 //! That scan examines every visible face, hundreds for a hull seen from far away, so the
-//! projection first walks: from the face `x` rises highest above, take the nearest point `y` of
+//! projection first walks: from a face `x` rises above (the highest, or near it), take the nearest point `y` of
 //! the face polygon and test the optimality condition of a convex projection there, `(x − y)·t ≤ 0`
 //! for every direction `t` of the tangent cone at `y` (a face's interior: `x` above the face; an
 //! edge: the inward direction of the face across it; a vertex: each edge leaving it). When it
 //! holds, `y` is the projection, exactly; otherwise the violated direction names a neighbouring
 //! face holding a strictly nearer point, and the walk moves there. It usually ends within a few
 //! faces; where it cannot decide (a face `x` is below, a step limit), the scan answers.
+//!
+//! Finding the highest face would scan every plane again, so the walk starts from a face looked
+//! up instead: near the polytope, the highest of the few planes its cell grid says decide there
+//! (then the highest of all), or the plane rejecting the point's cell by the most; farther away,
+//! the face turned most nearly towards the point ([`super::support_faces`]). A start face is
+//! used only when the point's own height above it shows the point outside, so the verdict stays
+//! the full scan's, bit for bit; the walk proves its answer from any start.
 
 use glam::{DVec3, Vec3};
 
 use super::plane_cells::{CellVerdict, PlaneCells};
+use super::support_faces::SupportFaces;
 use crate::fit::convex_hull::{HullError, HullPolygons, convex_hull};
 use crate::fit::halfspace_intersection::halfspace_intersection;
 
@@ -82,6 +90,8 @@ pub struct Polytope {
     plane_groups: Vec<PlaneGroup>,
     /// Which few planes decide the inside test near each point of the bounding box.
     cells: Option<PlaneCells>,
+    /// The face turned most nearly towards each direction from the bounding box's middle.
+    support: Option<SupportFaces>,
     /// `edge_range[i]..edge_range[i + 1]` are face `i`'s edges.
     edge_range: Vec<u32>,
     edge_start: Vec<Vec3>,
@@ -134,6 +144,7 @@ impl Polytope {
             offsets: Vec::with_capacity(hull.faces.len()),
             plane_groups: Vec::new(),
             cells: None,
+            support: None,
             edge_range: vec![0],
             edge_start: Vec::new(),
             edge_vector: Vec::new(),
@@ -185,6 +196,13 @@ impl Polytope {
             .collect();
         polytope.link_edges();
         polytope.cells = PlaneCells::new(&polytope.normals, &polytope.offsets, &polytope.vertices);
+        let (low, high) = polytope
+            .vertices
+            .iter()
+            .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &v| {
+                (lo.min(v), hi.max(v))
+            });
+        polytope.support = SupportFaces::new(&polytope.normals, 0.5 * (low + high));
         polytope
     }
 
@@ -239,32 +257,57 @@ impl Polytope {
     /// Whether `x` is inside (within a rounding tolerance).
     #[inline]
     pub fn contains(&self, x: Vec3) -> bool {
-        match self.deciding_planes(x) {
-            Some(planes) => self.inside_planes(planes, x),
-            None => self
+        match self.start(x) {
+            Start::Inside => true,
+            Start::Above(_) => false,
+            Start::Unknown => self
                 .plane_groups
                 .iter()
                 .all(|group| group.seen_from(x).0 == 0),
         }
     }
 
-    /// The faces that decide whether `x` is inside, when the cell grid knows them.
+    /// What the lookups say about `x` (module docs): inside, outside with a face it rises
+    /// above to start the walk from, or nothing (the full scan decides).
     #[inline]
-    fn deciding_planes(&self, x: Vec3) -> Option<&[u16]> {
-        match self.cells.as_ref()?.verdict(x) {
-            CellVerdict::Decided(planes) => Some(planes),
-            CellVerdict::Unknown => None,
+    fn start(&self, x: Vec3) -> Start {
+        let seen = |face: u16| {
+            let face = usize::from(face);
+            if self.height(face, x) > Self::INSIDE_TOLERANCE {
+                Start::Above(face)
+            } else {
+                Start::Unknown
+            }
+        };
+        match self.cells.as_ref().map(|cells| cells.verdict(x)) {
+            Some(CellVerdict::Decided(planes)) => {
+                // The planes left out hold the whole cell: when one of these is above the
+                // tolerance, the highest of them is the highest of all.
+                let (mut highest, mut most) = (0, Self::INSIDE_TOLERANCE);
+                for &face in planes {
+                    let height = self.height(usize::from(face), x);
+                    if height > most {
+                        (highest, most) = (usize::from(face), height);
+                    }
+                }
+                if most > Self::INSIDE_TOLERANCE {
+                    Start::Above(highest)
+                } else {
+                    Start::Inside
+                }
+            }
+            Some(CellVerdict::Outside(face)) => seen(face),
+            _ => match &self.support {
+                Some(support) if x.is_finite() => seen(support.towards(x)),
+                _ => Start::Unknown,
+            },
         }
     }
 
-    /// Whether `x` is within the tolerance of each of `faces` (heights formed as in the full
-    /// scan, so the verdict is the same).
-    #[inline]
-    fn inside_planes(&self, faces: &[u16], x: Vec3) -> bool {
-        faces.iter().all(|&face| {
-            let face = usize::from(face);
-            self.normals[face].dot(x) - self.offsets[face] <= Self::INSIDE_TOLERANCE
-        })
+    /// `x`'s height above face `face`, formed as in the full scan so that verdicts agree.
+    #[inline(always)]
+    fn height(&self, face: usize, x: Vec3) -> f32 {
+        self.normals[face].dot(x) - self.offsets[face]
     }
 
     /// [`Polytope::project`] for a polytope stored in `frame` coordinates, on a limit-space point.
@@ -277,23 +320,25 @@ impl Polytope {
     }
 
     /// The nearest point of the polytope to `x`, or `None` when `x` is inside: by the walk of
-    /// [`Polytope::walk`] from the face `x` rises highest above, or by the scan of every visible
+    /// [`Polytope::walk`] from a face `x` rises above (looked up, or the highest), or by the scan of every visible
     /// face where the walk cannot decide (see the module docs).
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {
-        if let Some(planes) = self.deciding_planes(x)
-            && self.inside_planes(planes, x)
-        {
-            return None;
-        }
-        let (highest, height) = self.highest_face(x);
-        if height.is_nan() {
-            return self.project_by_scan(x);
-        }
-        if height <= Self::INSIDE_TOLERANCE {
-            return None;
-        }
-        self.walk(highest, x).or_else(|| self.project_by_scan(x))
+        let start = match self.start(x) {
+            Start::Inside => return None,
+            Start::Above(face) => face,
+            Start::Unknown => {
+                let (highest, height) = self.highest_face(x);
+                if height.is_nan() {
+                    return self.project_by_scan(x);
+                }
+                if height <= Self::INSIDE_TOLERANCE {
+                    return None;
+                }
+                highest
+            }
+        };
+        self.walk(start, x).or_else(|| self.project_by_scan(x))
     }
 
     /// The face `x` rises highest above, and its height (NaN when `x` is not finite).
@@ -441,6 +486,17 @@ impl Polytope {
     }
 }
 
+/// Where [`Polytope::start`] leaves a point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Start {
+    /// Inside (within the tolerance) of every face.
+    Inside,
+    /// Above this face by more than the tolerance: outside, and the walk's first face.
+    Above(usize),
+    /// Not known without the full scan.
+    Unknown,
+}
+
 /// A point on a face polygon's boundary, and the edge it lies on.
 #[derive(Clone, Copy, Debug)]
 struct EdgePoint {
@@ -451,7 +507,7 @@ struct EdgePoint {
 /// Marks an edge with no twin in [`Polytope`]'s `edge_twin`.
 const NO_TWIN: u32 = u32::MAX;
 
-/// Faces a walk visits at most before the scan answers instead: a walk from the highest face
+/// Faces a walk visits at most before the scan answers instead: a walk from a looked-up face
 /// crosses a handful.
 const WALK_STEPS: usize = 64;
 
@@ -546,7 +602,7 @@ mod tests {
         for polytope in polytopes(&mut random) {
             let vertices = polytope.vertices().to_vec();
             let reach = polytope.reach();
-            let (mut outside, mut walked) = (0, 0);
+            let (mut outside, mut walked, mut looked_up) = (0, 0, 0);
             for k in 0..4000 {
                 // Near the surface (around vertices) and far out, up to 30 reaches away.
                 let scale = [0.5, 1.05, 3.0, 30.0][k % 4] * polytope.reach();
@@ -561,7 +617,15 @@ mod tests {
                 let (highest, height) = polytope.highest_face(x);
                 if height > Polytope::INSIDE_TOLERANCE {
                     outside += 1;
-                    walked += usize::from(polytope.walk(highest, x).is_some());
+                    // From the face the projection starts at: looked up, or the highest.
+                    let start = match polytope.start(x) {
+                        Start::Above(face) => {
+                            looked_up += 1;
+                            face
+                        }
+                        _ => highest,
+                    };
+                    walked += usize::from(polytope.walk(start, x).is_some());
                 }
                 match (fast, every) {
                     (None, None) => {}
@@ -582,7 +646,13 @@ mod tests {
                     _ => panic!("{x}: walk {fast:?}, every face {every:?}"),
                 }
             }
-            // The scan is the fallback; the walk should rarely need it.
+            // The scan is the fallback; the walk should rarely need it, and the lookups should
+            // spare most points the scan for the highest face (all but the flattest polytopes'
+            // points off their grid).
+            assert!(
+                looked_up as f64 >= 0.6 * outside as f64,
+                "the lookups started {looked_up} of {outside} outside points"
+            );
             assert!(
                 walked as f64 >= 0.99 * outside as f64,
                 "the walk decided {walked} of {outside} outside points"
