@@ -132,6 +132,21 @@ impl PlaneCells {
         if !on_grid {
             return CellVerdict::Unknown;
         }
+        self.cell_verdict(cell)
+    }
+
+    /// What the grid cell nearest the finite point `x` says, for a point off the grid: not a
+    /// verdict on `x`, but its planes are the faces most likely to face it.
+    #[inline]
+    pub(crate) fn nearest_cell(&self, x: Vec3) -> CellVerdict<'_> {
+        let cell = (x - self.origin) * self.scale;
+        // Just inside the last cell's upper side, so that truncation stays on the grid.
+        self.cell_verdict(cell.clamp(Vec3::ZERO, Vec3::splat(CELLS as f32 - 0.5)))
+    }
+
+    /// The verdict of the cell holding grid point `cell` (cell units, on the grid).
+    #[inline(always)]
+    fn cell_verdict(&self, cell: Vec3) -> CellVerdict<'_> {
         let (i, j, k) = (cell.x as usize, cell.y as usize, cell.z as usize);
         let index = (k * CELLS + j) * CELLS + i;
         match self.ranges[index] {

@@ -24,7 +24,8 @@
 //! Finding the highest face would scan every plane again, so the walk starts from a face looked
 //! up instead: near the polytope, the highest of the few planes its cell grid says decide there
 //! (then the highest of all), or the plane rejecting the point's cell by the most; farther away,
-//! the face turned most nearly towards the point ([`super::support_faces`]). A start face is
+//! the face turned most nearly towards the point ([`super::support_faces`]), or the highest
+//! plane the grid cell nearest it names. A start face is
 //! used only when the point's own height above it shows the point outside, so the verdict stays
 //! the full scan's, bit for bit; the walk proves its answer from any start.
 
@@ -279,29 +280,50 @@ impl Polytope {
                 Start::Unknown
             }
         };
-        match self.cells.as_ref().map(|cells| cells.verdict(x)) {
-            Some(CellVerdict::Decided(planes)) => {
+        let Some(cells) = &self.cells else {
+            return Start::Unknown;
+        };
+        match cells.verdict(x) {
+            CellVerdict::Decided(planes) => {
                 // The planes left out hold the whole cell: when one of these is above the
                 // tolerance, the highest of them is the highest of all.
-                let (mut highest, mut most) = (0, Self::INSIDE_TOLERANCE);
-                for &face in planes {
-                    let height = self.height(usize::from(face), x);
-                    if height > most {
-                        (highest, most) = (usize::from(face), height);
-                    }
-                }
-                if most > Self::INSIDE_TOLERANCE {
-                    Start::Above(highest)
-                } else {
-                    Start::Inside
+                match self.highest_of(planes, x) {
+                    Some(face) => Start::Above(face),
+                    None => Start::Inside,
                 }
             }
-            Some(CellVerdict::Outside(face)) => seen(face),
-            _ => match &self.support {
-                Some(support) if x.is_finite() => seen(support.towards(x)),
-                _ => Start::Unknown,
-            },
+            CellVerdict::Outside(face) => seen(face),
+            CellVerdict::Unknown if !x.is_finite() => Start::Unknown,
+            CellVerdict::Unknown => {
+                // Off the grid: the face turned towards the point, or else (for points just
+                // off the grid, beside the polytope) what the nearest cell names.
+                if let Some(support) = &self.support
+                    && let Start::Above(face) = seen(support.towards(x))
+                {
+                    return Start::Above(face);
+                }
+                match cells.nearest_cell(x) {
+                    CellVerdict::Outside(face) => seen(face),
+                    CellVerdict::Decided(planes) => self
+                        .highest_of(planes, x)
+                        .map_or(Start::Unknown, Start::Above),
+                    CellVerdict::Unknown => Start::Unknown,
+                }
+            }
         }
+    }
+
+    /// The face of `faces` that `x` rises highest above, when that is above the tolerance.
+    #[inline]
+    fn highest_of(&self, faces: &[u16], x: Vec3) -> Option<usize> {
+        let (mut highest, mut most) = (None, Self::INSIDE_TOLERANCE);
+        for &face in faces {
+            let height = self.height(usize::from(face), x);
+            if height > most {
+                (highest, most) = (Some(usize::from(face)), height);
+            }
+        }
+        highest
     }
 
     /// `x`'s height above face `face`, formed as in the full scan so that verdicts agree.

@@ -90,7 +90,11 @@ fn cell_middle(index: usize) -> f64 {
 /// The unit direction through the point `(s, t)` of cube face `cube_face` (axes in the order
 /// [`SupportFaces::towards`] reads them).
 fn direction(cube_face: usize, s: f64, t: f64) -> DVec3 {
-    let sign = if cube_face.is_multiple_of(2) { 1.0 } else { -1.0 };
+    let sign = if cube_face.is_multiple_of(2) {
+        1.0
+    } else {
+        -1.0
+    };
     let v = match cube_face / 2 {
         0 => DVec3::new(sign, s, t),
         1 => DVec3::new(t, sign, s),
