@@ -13,21 +13,22 @@
 //! The minimum over the visible faces is the exact projection, unlike clamping slab by slab.
 //!
 //! That scan examines every visible face, hundreds for a hull seen from far away, so the
-//! projection first walks: from a face `x` rises above (the highest, or near it), take the nearest point `y` of
-//! the face polygon and test the optimality condition of a convex projection there, `(x − y)·t ≤ 0`
-//! for every direction `t` of the tangent cone at `y` (a face's interior: `x` above the face; an
-//! edge: the inward direction of the face across it; a vertex: each edge leaving it). When it
-//! holds, `y` is the projection, exactly; otherwise the violated direction names a neighbouring
-//! face holding a strictly nearer point, and the walk moves there. It usually ends within a few
-//! faces; where it cannot decide (a face `x` is below, a step limit), the scan answers.
+//! projection first walks: from a face `x` rises above (the highest, or near it), take the
+//! nearest point `y` of the face polygon and test the optimality condition of a convex
+//! projection there, `(x − y)·t ≤ 0` for every direction `t` of the tangent cone at `y` (a face's
+//! interior: `x` above the face; an edge: the inward direction of the face across it; a vertex:
+//! each edge leaving it). When it holds, `y` is the projection, exactly; otherwise the violated
+//! direction names a neighbouring face holding a strictly nearer point, and the walk moves there.
+//! It usually ends within a few faces; where it cannot decide (a face `x` is below, a step
+//! limit), the scan answers.
 //!
 //! Finding the highest face would scan every plane again, so the walk starts from a face looked
 //! up instead: near the polytope, the highest of the few planes its cell grid says decide there
 //! (then the highest of all), or the plane rejecting the point's cell by the most; farther away,
 //! the face turned most nearly towards the point ([`super::support_faces`]), or the highest
-//! plane the grid cell nearest it names. A start face is
-//! used only when the point's own height above it shows the point outside, so the verdict stays
-//! the full scan's, bit for bit; the walk proves its answer from any start.
+//! plane the grid cell nearest it names. A start face is used only when the point's own height
+//! above it shows the point outside, so the verdict stays the full scan's, bit for bit; the walk
+//! proves its answer from any start.
 
 use glam::{DVec3, Vec3};
 
@@ -342,8 +343,8 @@ impl Polytope {
     }
 
     /// The nearest point of the polytope to `x`, or `None` when `x` is inside: by the walk of
-    /// [`Polytope::walk`] from a face `x` rises above (looked up, or the highest), or by the scan of every visible
-    /// face where the walk cannot decide (see the module docs).
+    /// [`Polytope::walk`] from a face `x` rises above (looked up, or the highest), or by the
+    /// scan of every visible face where the walk cannot decide (see the module docs).
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {
         let start = match self.start(x) {
