@@ -1,13 +1,15 @@
 //! Lookup-table limits on a table fitted to a shoulder-like crescent of swings (128² cells).
 //!
 //! `table/inside`: the inside test of a whole rotation (quaternion in, answer out) on 4,096
-//! rotations drawn from the fitted region (all allowed). `project/table/per_call`: the full
+//! rotations drawn from the fitted region (all allowed); `table/inside_lanes`: the same through the
+//! lane test the crowd and `limit_many` use (32 at a time). `project/table/per_call`: the full
 //! projection (`nearest`, quaternion to quaternion) on 4,096 inputs of which half are allowed
 //! and half are Haar-random rotations (nearly all outside). `project/table/batched`:
 //! `JointLimit::limit_many` on the same inputs.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
+use jointlimits::batch::{LANES, SurelyInside};
 use jointlimits::fit::table::fit_table;
 use jointlimits::measure::SeededRandom;
 use jointlimits::{JointLimit, LimitContext, LimitRegion, RotationLimit};
@@ -53,6 +55,27 @@ fn table_benches(c: &mut Criterion) {
                 .count()
         })
     });
+    // The same rotations through the crowd's and `limit_many`'s lane test, 32 at a time.
+    let joint = JointLimit {
+        joint: "shoulder".into(),
+        reference: Quat::IDENTITY,
+        region: LimitRegion::Table(table.clone()),
+        softening: None,
+    };
+    let lanes = SurelyInside::of(&joint).expect("tables have a lane test");
+    let groups: Vec<[Quat; LANES]> = inside
+        .chunks_exact(LANES)
+        .map(|group| group.try_into().expect("a full group"))
+        .collect();
+    group.throughput(Throughput::Elements((groups.len() * LANES) as u64));
+    group.bench_function("inside_lanes", |b| {
+        b.iter(|| {
+            groups
+                .iter()
+                .map(|group| lanes.test(black_box(group)).iter().filter(|&&i| i).count())
+                .sum::<usize>()
+        })
+    });
     group.finish();
 
     let mut group = c.benchmark_group("project/table");
@@ -66,12 +89,6 @@ fn table_benches(c: &mut Criterion) {
                 .sum::<f32>()
         })
     });
-    let joint = JointLimit {
-        joint: "shoulder".into(),
-        reference: Quat::IDENTITY,
-        region: LimitRegion::Table(table.clone()),
-        softening: None,
-    };
     let mut buffer = mixed.clone();
     group.bench_function("batched", |b| {
         b.iter(|| {

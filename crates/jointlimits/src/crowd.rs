@@ -13,9 +13,12 @@
 //!   its answers are that path's bits. A lane keeps the kernel's answer where the stream takes the
 //!   stateless nearest (no history, inside, or continuing in the nearest's cover) and the scalar
 //!   step runs for the rest (a switch of cover, or a long cover that may be nearer).
-//! - Other kinds take a conservative lane test ([`SurelyInside`]): it passes the rotations that
-//!   are allowed by a margin, and only the rest take the scalar path. A passed rotation's history
-//!   is the input itself, measured only if a later frame needs it.
+//! - Full-space polytopes, swing-twist limits and lookup tables take a conservative lane test
+//!   ([`SurelyInside`]): it passes the rotations that are allowed by a margin, and only the rest
+//!   take the scalar path. A passed rotation's history is the input itself, measured only if a
+//!   later frame needs it. (A path-aware crowd sends every rotation of a table through the scalar
+//!   path, which measures an allowed twist on the last frame's turn.) Other kinds take the scalar
+//!   path throughout.
 //!
 //! ```
 //! use glam::{Quat, Vec3};
@@ -141,6 +144,19 @@ impl Crowd {
     /// The same crowd correcting path-aware where a kind can ([`crate::Limiter::with_path_aware`]).
     pub fn with_path_aware(mut self, path_aware: bool) -> Crowd {
         self.path_aware = path_aware;
+        for joint in &mut self.joints {
+            // A path-aware stream measures an allowed input's twist on the turn nearest the last
+            // frame's, which a history kept as the input (measured stateless when needed) would
+            // lose: such joints take the scalar step for every rotation.
+            let corrects_path_aware = joint
+                .limit
+                .as_ref()
+                .is_some_and(JointLimit::corrects_path_aware);
+            joint.lanes = match &joint.limit {
+                Some(limit) if !(path_aware && corrects_path_aware) => SurelyInside::of(limit),
+                _ => None,
+            };
+        }
         self
     }
 

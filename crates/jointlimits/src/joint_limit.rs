@@ -112,6 +112,11 @@ impl JointLimit {
         }
     }
 
+    /// Whether [`JointLimit::limit_relative_path_aware`] has an answer for this limit's kind.
+    pub fn corrects_path_aware(&self) -> bool {
+        matches!(self.region, LimitRegion::Table(_))
+    }
+
     /// `limited` with this limit's softening applied along the geodesic back to `relative`,
     /// kept within the softening's radius of the allowed rotations in the kind's own metric.
     ///

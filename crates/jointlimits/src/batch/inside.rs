@@ -15,6 +15,7 @@ use std::f32::consts::TAU;
 
 use glam::{Mat3, Quat, Vec3};
 
+use super::table_inside::TableLanes;
 use super::{LANES, Points, load, logarithm, multiply_left, short_way};
 use crate::joint_limit::{JointLimit, LimitRegion};
 use crate::shape::{Frame, Shape};
@@ -131,6 +132,8 @@ enum Test {
         min: f32,
         max: f32,
     },
+    /// A lookup table's decision channels ([`TableLanes`]).
+    Table(TableLanes),
 }
 
 /// The conservative lane test of one joint's limit (module docs).
@@ -141,8 +144,8 @@ pub struct SurelyInside {
 }
 
 impl SurelyInside {
-    /// The test for `limit`, for the kinds with lane kernels over one convex region (full-space
-    /// and swing-twist limits); `None` for others, whose rotations all take the scalar path.
+    /// The test for `limit`, for the kinds with lane kernels (full-space and swing-twist limits,
+    /// and lookup tables); `None` for others, whose rotations all take the scalar path.
     pub fn of(limit: &JointLimit) -> Option<SurelyInside> {
         let test = match &limit.region {
             LimitRegion::Full(full) => Test::Full(ShrunkShape::of(full.shape())),
@@ -153,6 +156,7 @@ impl SurelyInside {
                 min: st.twist.min + ROUNDING_MARGIN,
                 max: st.twist.max - ROUNDING_MARGIN,
             },
+            LimitRegion::Table(table) => Test::Table(TableLanes::of(table)),
             _ => return None,
         };
         Some(SurelyInside {
@@ -220,6 +224,7 @@ impl SurelyInside {
                 }
                 inside
             }
+            Test::Table(table) => table.holds(&relative),
         };
         std::array::from_fn(|i| inside[i] & well_scaled[i])
     }

@@ -17,6 +17,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod inside;
+mod table_inside;
 
 pub use inside::{ROUNDING_MARGIN, SurelyInside};
 
@@ -122,9 +123,15 @@ impl JointLimit {
     /// Limits every rotation of `rotations` (local rotations of this joint) in place, like
     /// [`JointLimit::limit`] on each, vectorised across them.
     ///
-    /// Stateless: each rotation gets the nearest allowed rotation over both covers. Authored
-    /// regions and joints with softening go through [`JointLimit::limit`] one rotation at a time.
+    /// Stateless: each rotation gets the nearest allowed rotation over both covers. Lookup tables
+    /// pass the rotations allowed with room through a lane test ([`SurelyInside`]) and limit the
+    /// rest one at a time; authored regions and joints with softening go through
+    /// [`JointLimit::limit`] one rotation at a time.
     pub fn limit_many(&self, rotations: &mut [Quat]) {
+        if let Some(lanes) = SurelyInside::of(self).filter(|_| self.is_table()) {
+            self.limit_table_many(&lanes, rotations);
+            return;
+        }
         let lane_kernel = matches!(
             self.region,
             LimitRegion::Full(_) | LimitRegion::SwingTwist(_) | LimitRegion::ReachCone(_)
@@ -142,6 +149,31 @@ impl JointLimit {
             return;
         }
         self.limit_groups(rotations);
+    }
+
+    /// Whether the region is a lookup table.
+    fn is_table(&self) -> bool {
+        matches!(self.region, LimitRegion::Table(_))
+    }
+
+    /// [`JointLimit::limit_many`] for a lookup table: its lane test passes the rotations allowed
+    /// with room (unchanged on both paths), and only the rest take [`JointLimit::limit`]. The
+    /// nearest allowed rotation of a table is a search with no lane form.
+    fn limit_table_many(&self, lanes: &SurelyInside, rotations: &mut [Quat]) {
+        let mut groups = rotations.chunks_exact_mut(LANES);
+        for group in &mut groups {
+            let group: &mut [Quat; LANES] =
+                group.try_into().expect("a group holds LANES rotations");
+            let surely_inside = lanes.test(group);
+            for (q, surely_inside) in group.iter_mut().zip(surely_inside) {
+                if !surely_inside {
+                    *q = self.limit(*q);
+                }
+            }
+        }
+        for q in groups.into_remainder() {
+            *q = self.limit(*q);
+        }
     }
 
     /// [`JointLimit::limit_groups`] compiled for AVX2: eight lanes per instruction instead of four.

@@ -1,6 +1,8 @@
 //! A lookup table as a joint limit: which directions the bone may point in, and per direction
 //! the twist range, stress and break margin, all read from a grid over the sphere.
 
+use std::sync::Arc;
+
 use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
@@ -81,8 +83,9 @@ pub struct TableLimit {
     seeds: Seeds,
     /// Bounds over blocks of cells, which prove the global search's answer or find a nearer one.
     bounds: BoundPyramid,
-    /// The signed distance and twist limits side by side, for lookups reading all three.
-    packed: PackedGrid,
+    /// The signed distance and twist limits side by side, for lookups reading all three; shared
+    /// with lane tests ([`crate::batch::SurelyInside`]) without copying.
+    packed: Arc<PackedGrid>,
 }
 
 /// Whether a rotation whose direction is `outside_by` beyond the allowed directions (signed
@@ -161,9 +164,13 @@ impl TableLimit {
             break_margin,
             seeds: Seeds::default(),
             bounds: BoundPyramid::default(),
-            packed: PackedGrid::default(),
+            packed: Arc::default(),
         };
-        table.packed = PackedGrid::new(&table.swing.distance, &table.twist_min, &table.twist_max);
+        table.packed = Arc::new(PackedGrid::new(
+            &table.swing.distance,
+            &table.twist_min,
+            &table.twist_max,
+        ));
         table.seeds = table.spread_seeds();
         table.bounds = BoundPyramid::new(table.table_grids());
         table
@@ -280,6 +287,11 @@ impl TableLimit {
     #[inline(always)]
     fn twist_range_at(&self, p: Vec2) -> TwistRange {
         self.packed.sample(p).twist
+    }
+
+    /// The signed distance and twist limits side by side, as the lookups read them.
+    pub(crate) fn packed(&self) -> &Arc<PackedGrid> {
+        &self.packed
     }
 
     /// The signed distance and twist range interpolated at square point `p`.

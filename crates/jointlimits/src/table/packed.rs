@@ -55,10 +55,22 @@ impl PackedGrid {
         std::mem::size_of_val(self.values.as_slice())
     }
 
+    /// Cells per side.
+    #[inline(always)]
+    pub fn resolution(&self) -> usize {
+        self.resolution
+    }
+
+    /// The packed values per vertex, row-major.
+    #[inline(always)]
+    pub(crate) fn values(&self) -> &[Vec4] {
+        &self.values
+    }
+
     /// The four corner values of cell `(column, row)`: bottom-left, bottom-right, top-left,
     /// top-right.
     #[inline(always)]
-    fn corners(&self, column: usize, row: usize) -> [Vec4; 4] {
+    pub(crate) fn corners(&self, column: usize, row: usize) -> [Vec4; 4] {
         let side = self.resolution + 1;
         let at = |c: usize, r: usize| self.values[r * side + c];
         [
