@@ -1,6 +1,6 @@
 //! The vectorised [`JointLimit::limit_many`] agrees with [`JointLimit::limit`] on every shape and
-//! space and on reach cones, leaves inside rotations bit for bit unchanged and handles lengths that are not a
-//! multiple of the lane count.
+//! space, on reach cones and on lookup tables, leaves inside rotations bit for bit unchanged and
+//! handles lengths that are not a multiple of the lane count.
 
 use glam::{Quat, Vec3};
 use jointlimits::fit::{FitOptions, ShapeKind, fit_joint_limit};
@@ -36,11 +36,14 @@ fn limits() -> Vec<JointLimit> {
         ShapeKind::Hull,
     ];
     let reference = Quat::from_rotation_y(0.4) * Quat::from_rotation_x(-0.2);
-    // Every shape in both spaces, and a reach cone (which ignores the space).
+    // Every shape in both spaces, a reach cone and a lookup table (which ignore the space).
     let kinds = [SpaceKind::Full, SpaceKind::SwingTwist]
         .into_iter()
         .flat_map(|space| shapes.map(|shape| (space, shape)))
-        .chain([(SpaceKind::SwingTwist, ShapeKind::ReachCone)]);
+        .chain([
+            (SpaceKind::SwingTwist, ShapeKind::ReachCone),
+            (SpaceKind::SwingTwist, ShapeKind::Table(32)),
+        ]);
     kinds
         .map(|(space, shape)| {
             let options = FitOptions {
