@@ -17,8 +17,8 @@
 //!   ([`SurelyInside`]): it passes the rotations that are allowed by a margin, and only the rest
 //!   take the scalar path. A passed rotation's history is the input itself, measured only if a
 //!   later frame needs it. (A path-aware crowd sends every rotation of a table through the scalar
-//!   path, which measures an allowed twist on the last frame's turn.) Other kinds take the scalar
-//!   path throughout.
+//!   path, which measures an allowed twist on the last frame's turn.) Other kinds, among them
+//!   reach cones, whose time goes to the rotations outside, take the scalar path throughout.
 //!
 //! ```
 //! use glam::{Quat, Vec3};

@@ -144,8 +144,8 @@ pub struct SurelyInside {
 }
 
 impl SurelyInside {
-    /// The test for `limit`, for the kinds with lane kernels (full-space and swing-twist limits,
-    /// and lookup tables); `None` for others, whose rotations all take the scalar path.
+    /// The test for `limit`, for full-space and swing-twist limits and lookup tables; `None` for
+    /// others, whose rotations all take the scalar path.
     pub fn of(limit: &JointLimit) -> Option<SurelyInside> {
         let test = match &limit.region {
             LimitRegion::Full(full) => Test::Full(ShrunkShape::of(full.shape())),

@@ -128,7 +128,9 @@ impl JointLimit {
     /// rest one at a time; authored regions and joints with softening go through
     /// [`JointLimit::limit`] one rotation at a time.
     pub fn limit_many(&self, rotations: &mut [Quat]) {
-        if let Some(lanes) = SurelyInside::of(self).filter(|_| self.is_table()) {
+        if let LimitRegion::Table(_) = self.region
+            && let Some(lanes) = SurelyInside::of(self)
+        {
             self.limit_table_many(&lanes, rotations);
             return;
         }
@@ -149,11 +151,6 @@ impl JointLimit {
             return;
         }
         self.limit_groups(rotations);
-    }
-
-    /// Whether the region is a lookup table.
-    fn is_table(&self) -> bool {
-        matches!(self.region, LimitRegion::Table(_))
     }
 
     /// [`JointLimit::limit_many`] for a lookup table: its lane test passes the rotations allowed
@@ -767,6 +764,31 @@ fn split_swing_twist(relative: &Quats, axis: Vec3) -> (Quats, Lanes, [bool; LANE
         twist_angle[i] = 2.0 * atan2(ts, tw);
     }
     (swing, twist_angle, well_conditioned)
+}
+
+/// The twist angle about the unit `axis`, the axis direction `q·axis` and whether the swing is
+/// well short of 180° ([`NEAR_HALF_SWING`]) of every lane (short way, near unit), for the lane
+/// tests of kinds that measure a bone direction. The direction is formed as the one-at-a-time
+/// path forms it (glam's `q·v`, `v(w² − |b|²) + 2b(v·b) + 2w(b × v)`), so the two agree to a few
+/// roundings even on quaternions a little off unit length.
+#[inline(always)]
+fn twist_and_direction(relative: &Quats, axis: Vec3) -> (Lanes, Points, [bool; LANES]) {
+    let a = axis;
+    let mut twist = [0.0; LANES];
+    let mut direction = Points::default();
+    let mut well_conditioned = [false; LANES];
+    for i in 0..LANES {
+        let (x, y, z, w) = (relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
+        let along = x * a.x + y * a.y + z * a.z;
+        well_conditioned[i] = along * along + w * w >= NEAR_HALF_SWING * NEAR_HALF_SWING;
+        twist[i] = 2.0 * atan2(along, w);
+        let keep = w * w - (x * x + y * y + z * z);
+        let (cx, cy, cz) = (y * a.z - z * a.y, z * a.x - x * a.z, x * a.y - y * a.x);
+        direction.x[i] = a.x * keep + 2.0 * along * x + 2.0 * w * cx;
+        direction.y[i] = a.y * keep + 2.0 * along * y + 2.0 * w * cy;
+        direction.z[i] = a.z * keep + 2.0 * along * z + 2.0 * w * cz;
+    }
+    (twist, direction, well_conditioned)
 }
 
 /// Reach-cone limiting of every lane: the twist angles, the axis directions `q·axis` and their

@@ -21,8 +21,7 @@ use std::sync::Arc;
 
 use glam::{Mat3, Vec3};
 
-use super::{LANES, Lanes, Quats, ROUNDING_MARGIN, atan2};
-use crate::contract::NEAR_HALF_SWING;
+use super::{LANES, Lanes, Quats, ROUNDING_MARGIN, atan2, twist_and_direction};
 use crate::table::TableLimit;
 use crate::table::packed::PackedGrid;
 
@@ -132,28 +131,12 @@ impl TableLanes {
     /// Each lane's twist angle, square point `(u, v)` and whether its swing is well short of 180°.
     #[inline(always)]
     pub(super) fn measure(&self, relative: &Quats) -> (Lanes, (Lanes, Lanes), [bool; LANES]) {
-        let a = self.axis;
-        let m = &self.to_map;
-        let mut twist = [0.0; LANES];
-        let mut well_conditioned = [false; LANES];
+        let (twist, direction, well_conditioned) = twist_and_direction(relative, self.axis);
+        let local = direction.transform(&self.to_map, Vec3::ZERO);
         let (mut u, mut v) = ([0.0; LANES], [0.0; LANES]);
         for i in 0..LANES {
-            let (x, y, z, w) = (relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
-            let along = x * a.x + y * a.y + z * a.z;
-            well_conditioned[i] = along * along + w * w >= NEAR_HALF_SWING * NEAR_HALF_SWING;
-            twist[i] = 2.0 * atan2(along, w);
-            // q·a = a(w² − |b|²) + 2b(a·b) + 2w(b × a), b = (x, y, z): the scalar path's form.
-            let keep = w * w - (x * x + y * y + z * z);
-            let (cx, cy, cz) = (y * a.z - z * a.y, z * a.x - x * a.z, x * a.y - y * a.x);
-            let d = Vec3::new(
-                a.x * keep + 2.0 * along * x + 2.0 * w * cx,
-                a.y * keep + 2.0 * along * y + 2.0 * w * cy,
-                a.z * keep + 2.0 * along * z + 2.0 * w * cz,
-            );
-            // The map's own coordinates, then the equal-area square (as `OctahedralMap::to_square`).
-            let lx = m.x_axis.x * d.x + m.y_axis.x * d.y + m.z_axis.x * d.z;
-            let ly = m.x_axis.y * d.x + m.y_axis.y * d.y + m.z_axis.y * d.z;
-            let lz = m.x_axis.z * d.x + m.y_axis.z * d.y + m.z_axis.z * d.z;
+            // The equal-area square, as `OctahedralMap::to_square` finds it.
+            let (lx, ly, lz) = (local.x[i], local.y[i], local.z[i]);
             let planar = lx * lx + ly * ly;
             let r = (planar / (1.0 + lz.abs())).min(1.0).sqrt();
             let phi = atan2(ly.abs(), lx.abs());
