@@ -767,8 +767,8 @@ fn split_swing_twist(relative: &Quats, axis: Vec3) -> (Quats, Lanes, [bool; LANE
 }
 
 /// The twist angle about the unit `axis`, the axis direction `q·axis` and whether the swing is
-/// well short of 180° ([`NEAR_HALF_SWING`]) of every lane (short way, near unit), for the lane
-/// tests of kinds that measure a bone direction. The direction is formed as the one-at-a-time
+/// well short of 180° ([`NEAR_HALF_SWING`]) of every lane (short way, near unit), for the lanes
+/// of kinds that measure a bone direction (reach cones, tables). The direction is formed as the one-at-a-time
 /// path forms it (glam's `q·v`, `v(w² − |b|²) + 2b(v·b) + 2w(b × v)`), so the two agree to a few
 /// roundings even on quaternions a little off unit length.
 #[inline(always)]
@@ -796,27 +796,11 @@ fn twist_and_direction(relative: &Quats, axis: Vec3) -> (Lanes, Points, [bool; L
 /// the nearest allowed rotation for the lanes outside, one at a time.
 #[inline(always)]
 fn limit_reach_cone(relative: &Quats, limit: &ReachConeLimit) -> LaneResult {
-    let axis = limit.twist_axis;
+    let (twist, direction, _) = twist_and_direction(relative, limit.twist_axis);
     let (e1, e2) = limit.cone.tangent();
-    let mut twist = [0.0; LANES];
-    let mut direction = Points::default();
     let mut azimuth = [0.0; LANES];
     for i in 0..LANES {
-        let (x, y, z, w) = (relative.x[i], relative.y[i], relative.z[i], relative.w[i]);
-        let along = x * axis.x + y * axis.y + z * axis.z;
-        twist[i] = 2.0 * atan2(along, w);
-        // q·a = a + 2w(v × a) + 2v × (v × a).
-        let (cx, cy, cz) = (
-            y * axis.z - z * axis.y,
-            z * axis.x - x * axis.z,
-            x * axis.y - y * axis.x,
-        );
-        let (dx, dy, dz) = (
-            axis.x + 2.0 * (w * cx + y * cz - z * cy),
-            axis.y + 2.0 * (w * cy + z * cx - x * cz),
-            axis.z + 2.0 * (w * cz + x * cy - y * cx),
-        );
-        (direction.x[i], direction.y[i], direction.z[i]) = (dx, dy, dz);
+        let (dx, dy, dz) = (direction.x[i], direction.y[i], direction.z[i]);
         azimuth[i] = pseudo_azimuth(
             dx * e1.x + dy * e1.y + dz * e1.z,
             dx * e2.x + dy * e2.y + dz * e2.z,
