@@ -66,6 +66,11 @@ pub struct BoundPyramid {
     /// sphere ([`cell_bending`]), `+∞` where the map is not smooth within the cell; it sizes
     /// the second-order bound of the cell's parts.
     cell_bending: Vec<f32>,
+    /// Per vertex (row-major, `(n + 1)²`): its direction. Whole cells, most of a search's
+    /// work, read their corners' directions here instead of mapping them.
+    vertex_directions: Vec<Vec3>,
+    /// Per cell (row-major): the direction at its centre, its cap's centre.
+    cell_centres: Vec<Vec3>,
 }
 
 /// How much the largest stretch sampled in a cell is raised to bound it over the whole cell:
@@ -329,11 +334,28 @@ impl BoundPyramid {
             .map(|index| cell_stretch(grids.map, n, index % n, index / n))
             .collect();
         let cell_bending = symmetric_grid(n, |column, row| cell_bending(n, column, row));
+        let side = n + 1;
+        let vertex_directions = (0..side * side)
+            .into_par_iter()
+            .map(|index| {
+                let p = VertexGrid::vertex_position(n, index % side, index / side);
+                grids.map.to_sphere(p)
+            })
+            .collect();
+        let cell_centres = (0..n * n)
+            .into_par_iter()
+            .map(|index| {
+                let [low, high] = cell_rectangle(n, index % n, index / n);
+                grids.map.to_sphere(0.5 * (low + high))
+            })
+            .collect();
         BoundPyramid {
             resolution: n,
             levels,
             cell_stretch,
             cell_bending,
+            vertex_directions,
+            cell_centres,
         }
     }
 
@@ -345,6 +367,8 @@ impl BoundPyramid {
             .sum::<usize>()
             + std::mem::size_of_val(self.cell_stretch.as_slice())
             + std::mem::size_of_val(self.cell_bending.as_slice())
+            + std::mem::size_of_val(self.vertex_directions.as_slice())
+            + std::mem::size_of_val(self.cell_centres.as_slice())
     }
 
     /// Improves `best` (an allowed point and its cost, or `+∞` with any point) to within
@@ -455,6 +479,25 @@ impl BoundPyramid {
         if column >= n || row >= n {
             return None;
         }
+        let index = row * n + column;
+        if parts == 1 {
+            // A whole cell: its corners are vertices, its centre is stored.
+            let values = grids.packed.corners(column, row);
+            let twist = allowed_envelope(values)?;
+            let rectangle = cell_rectangle(n, column, row);
+            let [low, high] = rectangle;
+            return Some(Bounds {
+                part: Some(Part {
+                    rectangle,
+                    values,
+                    cell: index,
+                    whole: true,
+                }),
+                centre: self.cell_centres[index],
+                radius: self.cell_stretch[index] * 0.5 * (high - low).length(),
+                twist,
+            });
+        }
         let part = 1.0 / parts as f32;
         let t0 = Vec2::new((i % parts) as f32, (j % parts) as f32) * part;
         let t1 = t0 + part;
@@ -467,13 +510,24 @@ impl BoundPyramid {
             part: Some(Part {
                 rectangle,
                 values,
-                cell: row * n + column,
+                cell: index,
+                whole: false,
             }),
             centre: grids.map.to_sphere(0.5 * (low + high)),
-            radius: self.cell_stretch[row * n + column] * 0.5 * (high - low).length(),
+            radius: self.cell_stretch[index] * 0.5 * (high - low).length(),
             twist,
         })
     }
+}
+
+/// The square rectangle `[low, high]` of cell `(column, row)` of an `n`-cell grid: its corners
+/// are the vertices [`VertexGrid::vertex_position`] places.
+#[inline(always)]
+fn cell_rectangle(n: usize, column: usize, row: usize) -> [Vec2; 2] {
+    [
+        VertexGrid::vertex_position(n, column, row),
+        VertexGrid::vertex_position(n, column + 1, row + 1),
+    ]
 }
 
 /// The cost below which a point beats `cost` by more than `tolerance` in `√cost`.
@@ -538,6 +592,8 @@ struct Part {
     values: [Vec4; 4],
     /// Its cell's index (row-major).
     cell: usize,
+    /// Whether it is the whole cell (its corners the cell's vertices).
+    whole: bool,
 }
 
 impl Part {
@@ -552,6 +608,17 @@ impl Part {
             high,
         ]
     }
+}
+
+/// How far (relative, and in the signed distance) a corner's own values may stray from a
+/// reading at its point: far above the last bits in which they can differ.
+const SCREEN_SLACK: f32 = 1e-5;
+
+/// The twist's distance from the range of packed values `v` on the twist's best turn, as
+/// [`TwistRange::measure`] gives it.
+#[inline(always)]
+fn twist_gap_any_turn(v: Vec4, twist: f32) -> f32 {
+    TwistRange { min: v.y, max: v.z }.measure(twist).distance
 }
 
 /// The twist's distance `max(0, τ − max, min − τ)` from the range of packed values `v`.
@@ -590,11 +657,29 @@ impl BoundPyramid {
         tolerance: f32,
     ) -> (f32, bool) {
         let corners = part.corners();
-        let swings = corners.map(|p| angle(d, grids.map.to_sphere(p)));
+        let directions = if part.whole {
+            let n = self.resolution;
+            let (column, row) = (part.cell % n, part.cell / n);
+            let at = |c: usize, r: usize| self.vertex_directions[r * (n + 1) + c];
+            [
+                at(column, row),
+                at(column + 1, row),
+                at(column, row + 1),
+                at(column + 1, row + 1),
+            ]
+        } else {
+            corners.map(|p| grids.map.to_sphere(p))
+        };
+        let swings = directions.map(|e| angle(d, e));
         let mut improved = false;
-        for (&p, &swing) in corners.iter().zip(&swings) {
-            // Read at the point itself, as the answer will be: the part's corner values may
-            // differ in the last bit, and an answer must be allowed by the table's own reading.
+        for ((&p, &swing), value) in corners.iter().zip(&swings).zip(part.values) {
+            // The corner values screen the corners; one that may beat the best is read again
+            // at the point itself, as the answer will be: the part's corner values may differ
+            // in the last bit, and an answer must be allowed by the table's own reading.
+            let screened = swing * swing + twist_gap_any_turn(value, twist).powi(2);
+            if value.x > SCREEN_SLACK || screened > best.cost * (1.0 + SCREEN_SLACK) {
+                continue;
+            }
             let lookup = grids.packed.sample(p);
             if lookup.distance > 0.0 {
                 continue;
@@ -857,10 +942,17 @@ mod tests {
                 let t0 = Vec2::new(i as f32, j as f32) / parts as f32;
                 let t1 = t0 + 1.0 / parts as f32;
                 let origin = Vec2::new(column as f32, row as f32) * cell - 1.0;
+                // Whole cells read their corners' directions from the pyramid's vertices.
+                let whole = level == 0;
                 let part = Part {
-                    rectangle: [origin + t0 * cell, origin + t1 * cell],
+                    rectangle: if whole {
+                        cell_rectangle(n, column, row)
+                    } else {
+                        [origin + t0 * cell, origin + t1 * cell]
+                    },
                     values: packed.part_corners(column, row, t0, t1),
                     cell: row * n + column,
+                    whole,
                 };
                 let (d, twist) = if trial % 2 == 0 {
                     (
