@@ -24,6 +24,23 @@ pub(crate) fn angle(a: Vec3, b: Vec3) -> f32 {
     crate::fast_trig::atan2(a.cross(b).length(), a.dot(b))
 }
 
+/// The angles between the unit `d` and each of four unit vectors, computed side by side
+/// ([`crate::fast_trig::atan2_upper4`]).
+#[inline(always)]
+pub(crate) fn angles4(d: Vec3, others: [Vec3; 4]) -> [f32; 4] {
+    use glam::Vec4;
+    let [a, b, c, e] = others;
+    let x = Vec4::new(a.x, b.x, c.x, e.x);
+    let y = Vec4::new(a.y, b.y, c.y, e.y);
+    let z = Vec4::new(a.z, b.z, c.z, e.z);
+    let cross_x = d.y * z - d.z * y;
+    let cross_y = d.z * x - d.x * z;
+    let cross_z = d.x * y - d.y * x;
+    let sine = (cross_x * cross_x + cross_y * cross_y + cross_z * cross_z).sqrt();
+    let cosine = d.x * x + d.y * y + d.z * z;
+    crate::fast_trig::atan2_upper4(sine, cosine).into()
+}
+
 /// The result of moving `relative` (twist `twist`, pointing the axis at `direction`) to the
 /// allowed rotation pointing it at `to` with twist `allowed_twist`; `turned` is the turn of the
 /// input twist that was measured. The violation is `√(α² + δ²)`.

@@ -5,6 +5,7 @@
 // The coefficients are quoted as published.
 #![allow(clippy::excessive_precision)]
 
+use glam::Vec4;
 use std::f32::consts::{FRAC_PI_2, PI};
 
 /// `atan(t)` for `t ∈ [0, 1]`.
@@ -17,19 +18,21 @@ fn atan_unit(t: f32) -> f32 {
 /// Stegun 4.4.49, error below 2e-8) divided by `t`, so callers can skip a square root.
 #[inline(always)]
 pub fn atan_over_t(u: f32) -> f32 {
-    const HASTINGS: [f32; 9] = [
-        1.0,
-        -0.333_331_45,
-        0.199_935_51,
-        -0.142_088_99,
-        0.106_562_64,
-        -0.075_289_64,
-        0.042_909_614,
-        -0.016_165_737,
-        0.002_866_225_7,
-    ];
     polynomial(u, &HASTINGS)
 }
+
+/// Hastings' odd polynomial for `atan(t)` on `[0, 1]` divided by `t`, in powers of `t²`.
+const HASTINGS: [f32; 9] = [
+    1.0,
+    -0.333_331_45,
+    0.199_935_51,
+    -0.142_088_99,
+    0.106_562_64,
+    -0.075_289_64,
+    0.042_909_614,
+    -0.016_165_737,
+    0.002_866_225_7,
+];
 
 /// `c₀ + c₁x + c₂x² + …` (coefficients lowest first) by Estrin's scheme: neighbouring terms are
 /// paired as `c₂ₖ + c₂ₖ₊₁·x`, the pairs paired again with `x²`, and so on. The work equals Horner's
@@ -129,6 +132,28 @@ pub fn atan2(y: f32, x: f32) -> f32 {
     upper.copysign(y)
 }
 
+/// [`atan2`] of four pairs at once, for `y ≥ 0` (angles between directions, `[0, π]`), in one
+/// set of SIMD lanes: the same reduction to `[0, 1]` and Hastings' polynomial (by Horner's
+/// rule, so the last bit may differ from [`atan2`]'s).
+#[inline(always)]
+pub fn atan2_upper4(y: Vec4, x: Vec4) -> Vec4 {
+    let ax = x.abs();
+    let swapped = y.cmpgt(ax);
+    let t = y.min(ax) / y.max(ax).max(Vec4::splat(f32::MIN_POSITIVE));
+    let u = t * t;
+    let mut series = Vec4::splat(HASTINGS[HASTINGS.len() - 1]);
+    for &c in HASTINGS[..HASTINGS.len() - 1].iter().rev() {
+        series = series * u + Vec4::splat(c);
+    }
+    let base = t * series;
+    let first_octants = Vec4::select(swapped, Vec4::splat(FRAC_PI_2) - base, base);
+    Vec4::select(
+        x.cmplt(Vec4::ZERO),
+        Vec4::splat(PI) - first_octants,
+        first_octants,
+    )
+}
+
 /// `(sin x, cos x)` by Taylor polynomials about π/2 for `x ∈ [0, π]` (error below 1e-7), and
 /// the library function outside that range.
 #[inline(always)]
@@ -166,6 +191,28 @@ mod tests {
         assert!(worst < 6e-7, "{worst}");
         assert_eq!(atan2(0.0, 0.0), 0.0);
         assert_eq!(atan2(0.0, -1.0), PI);
+    }
+
+    #[test]
+    fn four_arctangents_at_once_match_one_at_a_time() {
+        let mut worst = 0.0f32;
+        for i in 0..20_000 {
+            // Angles over [0, π] (y ≥ 0), each lane at its own radius, the axes included.
+            let a = |k: u32| (i * 4 + k) as f32 / 80_000.0 * PI;
+            let r = [1e-30f32, 1e-6, 1.0, 7.0];
+            let y = Vec4::from_array([0, 1, 2, 3].map(|k| r[k as usize] * a(k).sin().abs()));
+            let x = Vec4::from_array([0, 1, 2, 3].map(|k| r[k as usize] * a(k).cos()));
+            let four = atan2_upper4(y, x).to_array();
+            for k in 0..4 {
+                worst = worst.max((four[k] - atan2(y[k], x[k])).abs());
+            }
+        }
+        assert!(worst < 6e-7, "{worst}");
+        let axes = atan2_upper4(
+            Vec4::new(0.0, 0.0, 1.0, 0.0),
+            Vec4::new(0.0, -1.0, 0.0, 1.0),
+        );
+        assert_eq!(axes.to_array(), [0.0, PI, FRAC_PI_2, 0.0]);
     }
 
     #[test]
