@@ -1,6 +1,6 @@
 //! The convex hull never panics and, when it answers, holds every point with its vertices taken
-//! from the input: duplicates, coplanar and collinear sets, points a rounding error apart, huge and
-//! tiny coordinates, and arbitrary point lists.
+//! from the input and every face's polygon in its plane: duplicates, coplanar and collinear sets,
+//! points a rounding error apart, huge and tiny coordinates, and arbitrary point lists.
 
 use glam::DVec3;
 use jointlimits::fit::convex_hull::{HullError, convex_hull};
@@ -35,6 +35,17 @@ fn assert_holds(points: &[DVec3]) {
                 excess <= 1e-9,
                 "{p} outside by {excess} of the scale; face {face:?} of {}",
                 hull.faces.len()
+            );
+        }
+        // The face's own vertices lie in that plane: a normal tilted off its polygon (a sliver
+        // whose normal lost its digits) leaves them below it, and the runtime walk, which
+        // trusts polygons and planes to agree, answers wrongly there.
+        for &v in face {
+            let below = (offset - normal.dot(hull.vertices[v])) / scale;
+            assert!(
+                below <= 1e-9,
+                "vertex {} of face {face:?} lies {below} of the scale below its plane",
+                hull.vertices[v]
             );
         }
     }
@@ -178,5 +189,50 @@ fn samples_on_a_line_fit_a_hull() {
             hull.polytope().contains(local),
             "{s} is outside its own hull"
         );
+    }
+}
+
+/// Samples on a tilted line (rounded off it in the last bits), each thickened by an
+/// icosahedron as a padded hull fit thickens them: the hull's long faces are slivers a
+/// rounding error from flat, whose normals an orientation predicate that stops once its sign is
+/// certain gets wrong by degrees. Every face's polygon must still lie in its plane.
+#[test]
+fn sliver_faces_of_thickened_lines_keep_their_planes() {
+    let phi = (1.0 + 5f64.sqrt()) / 2.0;
+    let icosahedron: Vec<DVec3> = [
+        (-1.0, phi, 0.0),
+        (1.0, phi, 0.0),
+        (-1.0, -phi, 0.0),
+        (1.0, -phi, 0.0),
+        (0.0, -1.0, phi),
+        (0.0, 1.0, phi),
+        (0.0, -1.0, -phi),
+        (0.0, 1.0, -phi),
+        (phi, 0.0, -1.0),
+        (phi, 0.0, 1.0),
+        (-phi, 0.0, -1.0),
+        (-phi, 0.0, 1.0),
+    ]
+    .iter()
+    .map(|&(x, y, z)| DVec3::new(x, y, z).normalize())
+    .collect();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    for _ in 0..40 {
+        let axis = DVec3::new(next(), next(), next()).normalize();
+        let offset = DVec3::new(next(), next(), next());
+        let radius = 1e-4 + 0.12 * next().abs();
+        let points: Vec<DVec3> = (0..12)
+            .flat_map(|_| {
+                let sample = axis * next() * 1.5 + offset;
+                icosahedron.iter().map(move |&o| sample + o * radius)
+            })
+            .collect();
+        assert_holds(&points);
     }
 }

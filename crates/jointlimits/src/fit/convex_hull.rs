@@ -306,20 +306,60 @@ fn collinear(a: DVec3, b: DVec3, c: DVec3) -> bool {
     area_normal(a, b, c) == DVec3::ZERO
 }
 
-/// `(b − a) × (c − a)`, each component an exact-sign 2D orientation (the determinant of the
-/// triangle's projection onto an axis plane), so a sliver triangle whose rounded cross product
-/// cancels to zero still gets its true direction; zero only when the points are collinear.
+/// `(b − a) × (c − a)`, each component a 2D orientation (the determinant of the triangle's
+/// projection onto an axis plane) whose sign is exact and whose value is accurate to nearly
+/// full precision even where it cancels ([`accurate_orientation`]), so a sliver triangle whose
+/// rounded cross product cancels gets its true direction; zero only when the points are
+/// collinear.
 fn area_normal(a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
     use robust::{Coord, orient2d};
     let area = |x: fn(DVec3) -> f64, y: fn(DVec3) -> f64| {
         let coord = |p: DVec3| Coord { x: x(p), y: y(p) };
-        orient2d(coord(a), coord(b), coord(c))
+        let sign = orient2d(coord(a), coord(b), coord(c));
+        if sign == 0.0 {
+            return 0.0;
+        }
+        // The exact predicate stops once its sign is certain, with a value that may be off by
+        // far more than itself for a sliver; the accurate one keeps its digits.
+        let value = accurate_orientation([a, b, c].map(|p| (x(p), y(p))));
+        if value.signum() == sign.signum() {
+            value
+        } else {
+            sign
+        }
     };
     DVec3::new(
         area(|p| p.y, |p| p.z),
         area(|p| p.z, |p| p.x),
         area(|p| p.x, |p| p.y),
     )
+}
+
+/// `(b − a) × (c − a)` for points of a plane, in double-double arithmetic: the differences
+/// are exact as a rounded value and its error, and the products keep all but the product of
+/// the two errors, so the result's error is near the square of the rounding unit times the
+/// coordinates' size, whatever the cancellation.
+fn accurate_orientation([a, b, c]: [(f64, f64); 3]) -> f64 {
+    // Knuth's two-sum: `s + e = x + y` exactly.
+    let two_sum = |x: f64, y: f64| {
+        let s = x + y;
+        let v = s - x;
+        (s, (x - (s - v)) + (y - v))
+    };
+    // `p + e = x·y` exactly (a fused multiply-add gives the product's rounding error).
+    let two_product = |x: f64, y: f64| {
+        let p = x * y;
+        (p, x.mul_add(y, -p))
+    };
+    let product = |(x, dx): (f64, f64), (y, dy): (f64, f64)| {
+        let (p, e) = two_product(x, y);
+        two_sum(p, e + (x * dy + dx * y))
+    };
+    let (u, v) = (two_sum(b.0, -a.0), two_sum(b.1, -a.1));
+    let (w, z) = (two_sum(c.0, -a.0), two_sum(c.1, -a.1));
+    let (left, right) = (product(u, z), product(v, w));
+    let (high, low) = two_sum(left.0, -right.0);
+    high + (low + (left.1 - right.1))
 }
 
 /// Groups neighbouring triangles that lie exactly in one plane and traces each group's outer

@@ -20,7 +20,10 @@
 //! each edge leaving it). When it holds, `y` is the projection, exactly; otherwise the violated
 //! direction names a neighbouring face holding a strictly nearer point, and the walk moves there.
 //! It usually ends within a few faces; where it cannot decide (a face `x` is below, a step
-//! limit), the scan answers.
+//! limit, a vertex whose faces do not close up around it or that an edge too short for any
+//! direction leaves: where several planes nearly meet, polygons can meet at copies of one
+//! point), the scan answers. Edge directions are formed in f64, so an edge shorter than f32
+//! resolves keeps its true direction.
 //!
 //! Finding the highest face would scan every plane again, so the walk starts from a face looked
 //! up instead: near the polytope, the highest of the few planes its cell grid says decide there
@@ -100,6 +103,11 @@ pub struct Polytope {
     edge_vector: Vec<Vec3>,
     /// In the face plane, perpendicular to the edge, pointing into the polygon.
     edge_inward: Vec<Vec3>,
+    /// The edge's unit direction from its start to its end, formed in f64 before rounding: an
+    /// edge far shorter than f32 resolves (where several planes nearly meet) keeps its true
+    /// direction, which the difference of its rounded ends loses. Zero for an edge too short
+    /// to have one ([`TINY_EDGE`]).
+    edge_direction: Vec<Vec3>,
     /// The face each edge belongs to.
     edge_face: Vec<u32>,
     /// The vertices each edge runs between, in the face's counter-clockwise order.
@@ -111,6 +119,11 @@ pub struct Polytope {
     /// `v`, one per neighbouring vertex.
     leaving_range: Vec<u32>,
     leaving: Vec<u32>,
+    /// Whether the faces around each vertex close up: at least three edges leave it and every
+    /// edge at it has a twin. Only then do the edges leaving it span its tangent cone; a walk
+    /// reaching any other vertex (where polygons meet at copies of one point) leaves the answer
+    /// to the scan.
+    closed_fan: Vec<bool>,
     vertices: Vec<Vec3>,
     /// The largest vertex distance from the origin of the polytope's coordinates.
     reach: f32,
@@ -151,11 +164,13 @@ impl Polytope {
             edge_start: Vec::new(),
             edge_vector: Vec::new(),
             edge_inward: Vec::new(),
+            edge_direction: Vec::new(),
             edge_face: Vec::new(),
             edge_ends: Vec::new(),
             edge_twin: Vec::new(),
             leaving_range: Vec::new(),
             leaving: Vec::new(),
+            closed_fan: Vec::new(),
             vertices: hull.vertices.iter().map(|v| v.as_vec3()).collect(),
             reach: hull.vertices.iter().map(|v| v.length()).fold(0.0, f64::max) as f32,
         };
@@ -177,6 +192,12 @@ impl Polytope {
                 polytope
                     .edge_inward
                     .push(normal.cross(end - start).normalize_or_zero().as_vec3());
+                let length = (end - start).length();
+                polytope.edge_direction.push(if length > TINY_EDGE {
+                    ((end - start) / length).as_vec3()
+                } else {
+                    Vec3::ZERO
+                });
                 polytope.edge_face.push(polytope.normals.len() as u32 - 1);
                 polytope
                     .edge_ends
@@ -230,6 +251,16 @@ impl Polytope {
             self.leaving_range[v + 1] += self.leaving_range[v];
         }
         self.leaving = leaving.into_iter().map(|(_, e)| e).collect();
+        self.closed_fan = (0..self.vertices.len())
+            .map(|v| self.leaving_range[v + 1] - self.leaving_range[v] >= 3)
+            .collect();
+        for (e, &twin) in self.edge_twin.iter().enumerate() {
+            if twin == NO_TWIN {
+                for end in self.edge_ends[e] {
+                    self.closed_fan[end as usize] = false;
+                }
+            }
+        }
     }
 
     /// Whether the inside test has its cell grid (tests).
@@ -426,12 +457,23 @@ impl Polytope {
                 self.edge_face[twin]
             } else {
                 let vertex = self.edge_ends[edge][usize::from(along >= 1.0)] as usize;
+                if !self.closed_fan[vertex] {
+                    return None;
+                }
                 let at = self.vertices[vertex];
                 let slack = OPTIMALITY_SLACK * (x - at).length();
-                let uphill = self.edges_leaving(vertex).find(|&e| {
-                    let to = self.vertices[self.edge_ends[e][1] as usize] - at;
-                    (x - at).dot(to) > slack * to.length()
-                });
+                let mut uphill = None;
+                for e in self.edges_leaving(vertex) {
+                    let direction = self.edge_direction[e];
+                    if direction == Vec3::ZERO {
+                        // A vertex a hair from its neighbour: the two share one tangent cone,
+                        // which neither's own edges span. The scan decides.
+                        return None;
+                    }
+                    if uphill.is_none() && (x - at).dot(direction) > slack {
+                        uphill = Some(e);
+                    }
+                }
                 match uphill {
                     Some(e) => self.edge_face[e],
                     // Every edge leaving the vertex turns away from `x`.
@@ -533,6 +575,10 @@ const NO_TWIN: u32 = u32::MAX;
 /// Faces a walk visits at most before the scan answers instead: a walk from a looked-up face
 /// crosses a handful.
 const WALK_STEPS: usize = 64;
+
+/// Edges shorter than this (in f64, in the polytope's units: radians of limit space) have no
+/// direction the walk trusts; a walk reaching their ends leaves the answer to the scan.
+const TINY_EDGE: f64 = 1e-9;
 
 /// How far (relative to `|x − y|`) a tangent direction at `y` may rise towards `x` and still
 /// count as turning away: the f32 rounding of the dot products, far below any distance that
