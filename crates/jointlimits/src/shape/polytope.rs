@@ -12,12 +12,18 @@
 //!
 //! The minimum over the visible faces is the exact projection, unlike clamping slab by slab.
 //!
+//! Inside means within [`Polytope::INSIDE_TOLERANCE`] of every plane, but once a point is outside,
+//! every face it rises above at all is a candidate: rounded heights differ by about the tolerance,
+//! so a point may read outside a neighbour and inside the face that holds its projection.
+//!
 //! That scan examines every visible face, hundreds for a hull seen from far away, so the
 //! projection first walks: from a face `x` rises above (the highest, or near it), take the
 //! nearest point `y` of the face polygon and test the optimality condition of a convex
 //! projection there, `(x − y)·t ≤ 0` for every direction `t` of the tangent cone at `y` (a face's
 //! interior: `x` above the face; an edge: the inward direction of the face across it; a vertex:
-//! each edge leaving it). When it holds, `y` is the projection, exactly; otherwise the violated
+//! each edge leaving it), and one of the faces at `y` sees `x` (where those faces are nearly
+//! coplanar, their edges span little more than a plane, and a point below it would pass the tangent
+//! tests). When it holds, `y` is the projection, exactly; otherwise the violated
 //! direction names a neighbouring face holding a strictly nearer point, and the walk moves there.
 //! It usually ends within a few faces; where it cannot decide (a face `x` is below, a step
 //! limit, a vertex whose faces do not close up around it or that an edge too short for any
@@ -72,12 +78,12 @@ impl PlaneGroup {
         })
     }
 
-    /// Which lanes `p` rises above by more than the inside tolerance (NaN heights count as
-    /// above), as bits.
+    /// Which lanes `p` rises above by more than `threshold` (NaN heights count as above), as
+    /// bits.
     #[inline(always)]
-    fn seen_from(&self, p: Vec3) -> (u32, [f32; GROUP]) {
+    fn seen_from(&self, p: Vec3, threshold: f32) -> (u32, [f32; GROUP]) {
         let heights = self.heights(p);
-        let above = heights.map(|h| u8::from(h > Polytope::INSIDE_TOLERANCE || h.is_nan()));
+        let above = heights.map(|h| u8::from(h > threshold || h.is_nan()));
         // One byte per lane (0 or 1) gathered into one bit per lane: the multiplication adds
         // byte i, shifted by 7 − i within the top byte, so lane i lands on bit i.
         let bytes = u64::from_le_bytes(above);
@@ -296,7 +302,7 @@ impl Polytope {
             Start::Unknown => self
                 .plane_groups
                 .iter()
-                .all(|group| group.seen_from(x).0 == 0),
+                .all(|group| group.seen_from(x, Self::INSIDE_TOLERANCE).0 == 0),
         }
     }
 
@@ -430,8 +436,10 @@ impl Polytope {
         for _ in 0..WALK_STEPS {
             let height = self.normals[face].dot(x) - self.offsets[face];
             let Some(EdgePoint { edge, .. }) = self.nearest_edge_point(face, x, height) else {
-                // The foot lies on the polygon: the projection when `x` is above the face.
-                return (height > Self::INSIDE_TOLERANCE).then(|| x - self.normals[face] * height);
+                // The foot lies on the polygon: the projection when `x` is above the face. Above
+                // by any amount: a point the tolerance calls outside may still read within it
+                // of the face holding its projection (rounded heights differ by about it).
+                return (height > 0.0).then(|| x - self.normals[face] * height);
             };
             // The nearest point of the edge to `x` itself, so that `x − y` is square to the
             // edge even where a polygon merged from nearly coplanar triangles is not quite flat.
@@ -452,7 +460,11 @@ impl Polytope {
                 }
                 let twin = twin as usize;
                 if away.dot(self.edge_inward[twin]) <= slack {
-                    return Some(y);
+                    // Both inward directions turn away from `x`. Where the two faces are nearly
+                    // coplanar these span only the plane, not the tangent wedge below it, so
+                    // one of the faces must also see `x` (see `seen_at`).
+                    let faces = [face, self.edge_face[twin] as usize];
+                    return self.seen_at(faces, away, slack).then_some(y);
                 }
                 self.edge_face[twin]
             } else {
@@ -476,13 +488,32 @@ impl Polytope {
                 }
                 match uphill {
                     Some(e) => self.edge_face[e],
-                    // Every edge leaving the vertex turns away from `x`.
-                    None => return Some(at),
+                    // Every edge leaving the vertex turns away from `x`, and (for faces around
+                    // it that are nearly coplanar, whose edges span little more than a plane)
+                    // a face there sees `x`.
+                    None => {
+                        let faces = self
+                            .edges_leaving(vertex)
+                            .map(|e| self.edge_face[e] as usize);
+                        return self.seen_at(faces, x - at, slack).then_some(at);
+                    }
                 }
             };
             face = across as usize;
         }
         None
+    }
+
+    /// Whether one of `faces`, all meeting at a boundary point `y`, sees `x` from there:
+    /// `nᵢ·(x − y) > −slack` for `away = x − y`. A necessary condition of `y` being the
+    /// projection (`x − y` is then a non-negative combination of those normals: module docs)
+    /// that the tangent directions alone do not test where the faces are nearly coplanar: their
+    /// edges and inward directions then span a plane, and a point below it passes their tests.
+    #[inline]
+    fn seen_at(&self, faces: impl IntoIterator<Item = usize>, away: Vec3, slack: f32) -> bool {
+        faces
+            .into_iter()
+            .any(|face| away.dot(self.normals[face]) > -slack)
     }
 
     /// The edges leaving `vertex`.
@@ -496,7 +527,7 @@ impl Polytope {
     fn project_by_scan(&self, x: Vec3) -> Option<Vec3> {
         let mut best: Option<Vec3> = None;
         for (index, group) in self.plane_groups.iter().enumerate() {
-            let (mut seen, heights) = group.seen_from(x);
+            let (mut seen, heights) = group.seen_from(x, 0.0);
             while seen != 0 {
                 let lane = seen.trailing_zeros() as usize;
                 seen &= seen - 1;
@@ -594,10 +625,18 @@ mod tests {
         /// The projection by examining every face that sees `x`, keeping the nearest candidate
         /// in f64: the reference the walk must agree with.
         fn project_every_face(&self, x: Vec3) -> Option<Vec3> {
+            if self
+                .planes()
+                .all(|(n, b)| n.dot(x) - b <= Self::INSIDE_TOLERANCE)
+            {
+                return None;
+            }
+            // Outside: every face above `x` at all may hold its projection, since the heights
+            // are rounded by about the tolerance.
             let mut best: Option<Vec3> = None;
             for (face, (normal, offset)) in self.planes().enumerate() {
                 let height = normal.dot(x) - offset;
-                if height <= Self::INSIDE_TOLERANCE {
+                if height <= 0.0 {
                     continue;
                 }
                 let Some(candidate) = self.nearest_on_face(face, x, height) else {
@@ -725,6 +764,82 @@ mod tests {
             assert!(
                 walked as f64 >= 0.99 * outside as f64,
                 "the walk decided {walked} of {outside} outside points"
+            );
+        }
+    }
+
+    /// Points within a few roundings of the surface, some read as outside and some inside:
+    /// every face's polygon, pushed out by 1–4e-6 (about the inside tolerance), on polytopes
+    /// whose coordinates reach 3 (where f32 rounds at 2.4e-7). A point the tolerance calls
+    /// outside may read inside the face holding its projection and outside a neighbour; the
+    /// projection must still land a rounding away, inside, not on a far face.
+    #[test]
+    fn points_a_hair_outside_any_face_land_a_hair_away() {
+        let mut random = SplitMix(71);
+        let turn = glam::DQuat::from_axis_angle(DVec3::new(0.3, -0.8, 0.5).normalize(), 1.1);
+        let offset = DVec3::new(0.4, -1.2, 0.9);
+        // A thin disc (long sliver faces around its rim, flat caps of many triangles) and a
+        // needle, both tilted and off centre, and a 13-DOP of the same reach.
+        let disc: Vec<DVec3> = (0..700)
+            .flat_map(|_| {
+                let angle = std::f64::consts::PI * random.next_signed() as f64;
+                let (sin, cos) = angle.sin_cos();
+                [-0.035, 0.035].map(|z| turn * DVec3::new(3.0 * cos, 3.0 * sin, z) + offset)
+            })
+            .collect();
+        let needle: Vec<DVec3> = (0..300)
+            .map(|_| turn * (random_vec(&mut random) * DVec3::new(3.0, 0.01, 0.01)) + offset)
+            .collect();
+        let directions: Vec<DVec3> = (0..13)
+            .map(|_| random_vec(&mut random).normalize())
+            .flat_map(|d| [d, -d])
+            .collect();
+        let bounds: Vec<f64> = directions
+            .iter()
+            .map(|d| 2.0 + 0.5 * random.next_signed() as f64 + d.dot(offset))
+            .collect();
+        for polytope in [
+            Polytope::hull(&disc).unwrap(),
+            Polytope::hull(&needle).unwrap(),
+            Polytope::from_halfspaces(&directions, &bounds).unwrap(),
+        ] {
+            let (mut worst, mut outside) = (0.0f32, 0);
+            for face in 0..polytope.face_count() {
+                let edges =
+                    polytope.edge_range[face] as usize..polytope.edge_range[face + 1] as usize;
+                let corners: Vec<Vec3> = edges.map(|e| polytope.edge_start[e]).collect();
+                for k in 0..64 {
+                    // Anywhere on the polygon, or near one of its corners.
+                    let weights: Vec<f32> = (0..corners.len())
+                        .map(|i| {
+                            let near = if k % 2 == 0 && i == k / 2 % corners.len() {
+                                50.0
+                            } else {
+                                0.0
+                            };
+                            near + 0.5 + 0.5 * random.next_signed()
+                        })
+                        .collect();
+                    let total: f32 = weights.iter().sum();
+                    let on_face: Vec3 = corners
+                        .iter()
+                        .zip(&weights)
+                        .map(|(&c, &w)| c * (w / total))
+                        .sum();
+                    let out = 1e-6 + 3e-6 * (0.5 + 0.5 * random.next_signed());
+                    let x = on_face + polytope.normals[face] * out;
+                    let Some(y) = polytope.project(x) else {
+                        continue;
+                    };
+                    outside += 1;
+                    assert!(polytope.contains(y), "{x} -> {y}, outside");
+                    worst = worst.max(x.distance(y) - out);
+                }
+            }
+            assert!(outside > 0);
+            assert!(
+                worst < 2e-6,
+                "{outside} outside, landing up to {worst} farther than pushed"
             );
         }
     }
