@@ -13,12 +13,13 @@
 //!   its answers are that path's bits. A lane keeps the kernel's answer where the stream takes the
 //!   stateless nearest (no history, inside, or continuing in the nearest's cover) and the scalar
 //!   step runs for the rest (a switch of cover, or a long cover that may be nearer).
-//! - Full-space polytopes, swing-twist limits and lookup tables take a conservative lane test
-//!   ([`SurelyInside`]): it passes the rotations that are allowed by a margin, and only the rest
-//!   take the scalar path. A passed rotation's history is the input itself, measured only if a
-//!   later frame needs it. (A path-aware crowd sends every rotation of a table through the scalar
-//!   path, which measures an allowed twist on the last frame's turn.) Other kinds, among them
-//!   reach cones, whose time goes to the rotations outside, take the scalar path throughout.
+//! - Full-space polytopes, swing-twist limits, lookup tables and reach cones take a conservative
+//!   lane test ([`SurelyInside`]): it passes the rotations that are allowed by a margin, and only
+//!   the rest take the scalar path. A passed rotation's history is the input itself, measured only
+//!   if a later frame needs it. (A path-aware crowd sends every rotation of a table through the
+//!   scalar path, which measures an allowed twist on the last frame's turn.) The authored kinds
+//!   (Euler ranges, hinges, cones, spherical ellipses) and coupled limits take the scalar path
+//!   throughout.
 //!
 //! ```
 //! use glam::{Quat, Vec3};

@@ -36,6 +36,17 @@ impl TwistRange {
         (self.min..=self.max).contains(&twist)
     }
 
+    /// Whether `twist` or a turn of it lies in the interval shrunk by `margin` at both ends, as
+    /// [`TwistRange::measure`] takes turns but branch-free, for lane tests: with both ends
+    /// shrunk, a turn that rounding would wrap across an end is never taken.
+    #[inline(always)]
+    pub(crate) fn holds_within(&self, twist: f32, margin: f32) -> bool {
+        let (min, max) = (self.min + margin, self.max - margin);
+        let offset = twist - min;
+        let turned = min + (offset - TAU * (offset * (1.0 / TAU)).floor());
+        (twist >= min) & (twist <= max) | (turned >= min) & (turned <= max)
+    }
+
     /// The nearest point of the interval to `twist` itself (no turns).
     #[inline]
     pub fn clamp(&self, twist: f32) -> f32 {

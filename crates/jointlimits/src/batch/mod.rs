@@ -791,12 +791,9 @@ fn twist_and_direction(relative: &Quats, axis: Vec3) -> (Lanes, Points, [bool; L
     (twist, direction, well_conditioned)
 }
 
-/// Reach-cone limiting of every lane: the twist angles, the axis directions `q·axis` and their
-/// azimuths around `V` lane by lane; then each lane's slice, inside test and twist range, and
-/// the nearest allowed rotation for the lanes outside, one at a time.
+/// Each lane's [`pseudo_azimuth`] around the cone's visible point, which finds its slice.
 #[inline(always)]
-fn limit_reach_cone(relative: &Quats, limit: &ReachConeLimit) -> LaneResult {
-    let (twist, direction, _) = twist_and_direction(relative, limit.twist_axis);
+fn azimuths(direction: &Points, limit: &ReachConeLimit) -> Lanes {
     let (e1, e2) = limit.cone.tangent();
     let mut azimuth = [0.0; LANES];
     for i in 0..LANES {
@@ -806,6 +803,16 @@ fn limit_reach_cone(relative: &Quats, limit: &ReachConeLimit) -> LaneResult {
             dx * e2.x + dy * e2.y + dz * e2.z,
         );
     }
+    azimuth
+}
+
+/// Reach-cone limiting of every lane: the twist angles, the axis directions `q·axis` and their
+/// azimuths around `V` lane by lane; then each lane's slice, inside test and twist range, and
+/// the nearest allowed rotation for the lanes outside, one at a time.
+#[inline(always)]
+fn limit_reach_cone(relative: &Quats, limit: &ReachConeLimit) -> LaneResult {
+    let (twist, direction, _) = twist_and_direction(relative, limit.twist_axis);
+    let azimuth = azimuths(&direction, limit);
     let mut out = *relative;
     let mut inside = [true; LANES];
     for i in 0..LANES {

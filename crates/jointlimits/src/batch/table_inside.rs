@@ -16,7 +16,7 @@
 // Lane loops index several arrays in lockstep by lane number: the form that vectorises.
 #![allow(clippy::needless_range_loop)]
 
-use std::f32::consts::{FRAC_PI_4, TAU};
+use std::f32::consts::FRAC_PI_4;
 use std::sync::Arc;
 
 use glam::{Mat3, Vec3};
@@ -24,6 +24,7 @@ use glam::{Mat3, Vec3};
 use super::{LANES, Lanes, Quats, ROUNDING_MARGIN, atan2, twist_and_direction};
 use crate::table::TableLimit;
 use crate::table::packed::PackedGrid;
+use crate::twist::TwistRange;
 
 /// How far (square units, per coordinate) a lane's square point may lie from the one-at-a-time
 /// path's: the measured stray is below 1e-6 (see the test), and a step of 1e-5 in the square
@@ -97,12 +98,11 @@ impl TableLanes {
             let (low, low_change) = read(&low);
             let (high, high_change) = read(&high);
             let room = low_change.max(high_change) + ROUNDING_MARGIN;
-            let (min, max) = (low + room, high - room);
-            // The twist itself or its turn above `min` (as `TwistRange::measure`).
-            let offset = twist[i] - min;
-            let turned = min + (offset - TAU * (offset * (1.0 / TAU)).floor());
-            let twist_inside =
-                (twist[i] >= min) & (twist[i] <= max) | (turned >= min) & (turned <= max);
+            let twist_inside = TwistRange {
+                min: low,
+                max: high,
+            }
+            .holds_within(twist[i], room);
             inside[i] = usable[i] & (outside_by + distance_change <= 0.0) & twist_inside;
         }
         inside

@@ -540,6 +540,57 @@ impl ReachCone {
         (w_this * scale, w_next * scale, w_visible * scale)
     }
 
+    /// Whether a rotation is surely allowed whose bone direction and twist angle another path
+    /// (the one-at-a-time one) measures within `stray` of `direction` (in slice `slice`) and
+    /// `twist`: every direction within `stray` lies in the slice and inside its edge, and
+    /// `twist` lies inside the limits interpolated at `direction` by `stray` plus what they can
+    /// change over that distance. The crowd's lane test ([`crate::batch::SurelyInside`])
+    /// passes only such rotations.
+    ///
+    /// `|Sᵢ|, |Sᵢ₊₁| ≤ 1` and `|Bᵢ| = 1`, so a move of `stray` changes each raw weight by at
+    /// most `stray`; the normalised weights, summing to `R`, then change by at most
+    /// `6·stray/(R − 3·stray)` in all, and the interpolated limits by that times half the
+    /// spread of the corners' values.
+    #[inline(always)]
+    pub(crate) fn surely_allows(
+        &self,
+        direction: Vec3,
+        slice: usize,
+        twist: f32,
+        stray: f32,
+    ) -> bool {
+        let record = &self.slices[slice];
+        let w_next = record.start.dot(direction);
+        let w_this = -record.end.dot(direction);
+        let height = record.edge.dot(direction);
+        let sum = w_this + w_next + height * record.edge_sine;
+        if !((w_next >= stray) & (w_this > stray) & (height >= stray) & (sum > 6.0 * stray)) {
+            return false;
+        }
+        let next = if slice + 1 == self.boundary.len() {
+            0
+        } else {
+            slice + 1
+        };
+        let corners = [
+            self.twist_at_boundary[slice],
+            self.twist_at_boundary[next],
+            self.twist_at_visible,
+        ];
+        let spread = |value: fn(&TwistRange) -> f32| {
+            let (low, high) = corners
+                .iter()
+                .map(value)
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), v| {
+                    (l.min(v), h.max(v))
+                });
+            high - low
+        };
+        let change = 3.0 * stray * spread(|r| r.min).max(spread(|r| r.max)) / (sum - 3.0 * stray);
+        self.twist_limits_in_slice(direction, slice)
+            .holds_within(twist, stray + change)
+    }
+
     /// The twist limits at `direction`, inside the cone and in slice `i`.
     #[inline(always)]
     pub(crate) fn twist_limits_in_slice(&self, direction: Vec3, i: usize) -> TwistRange {
