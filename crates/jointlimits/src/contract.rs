@@ -136,6 +136,15 @@ pub trait RotationLimit {
         false
     }
 
+    /// Whether `relative` is surely not allowed, told without searching for the nearest: `true`
+    /// only where [`RotationLimit::nearest`] would answer with a rotation outside. A stream whose
+    /// continuation then lands within its switch margin of the boundary takes it without the
+    /// stateless search, which could only confirm it ([`crate::limiter`]). Kinds that say `true`
+    /// must not also say [`RotationLimit::continues_as`]; the default knows nothing.
+    fn surely_outside(&self, _relative: Quat, _context: &LimitContext) -> bool {
+        false
+    }
+
     /// Where a stream whose continuation strayed past the switch margin can pick up on the
     /// turn the stateless answer `nearest` uses without leaving the basin it was in: `previous`
     /// (the stream's last [`Limited::measured`]) moved onto that turn. Crossing the half turn

@@ -16,6 +16,10 @@
 //! - at a swing of exactly 180°, where every twist splits the rotation, the remembered twist is
 //!   kept whatever the margin ([`RotationLimit::is_degenerate`]).
 //!
+//! Where a kind can tell cheaply that an input is outside ([`RotationLimit::surely_outside`]),
+//! the stream continues first: a continuation within the margin of the boundary is within the
+//! margin of the nearest, so the stateless search is skipped with the same answer.
+//!
 //! The specification, with the switch points of every kind, is `docs/limits.md`.
 
 use glam::{Quat, Vec4};
@@ -173,31 +177,7 @@ pub(crate) fn stream_step(
         .and_then(|previous| limit.limit_relative_path_aware(relative, previous));
     let limited = match path_aware {
         Some(limited) => limited,
-        None => {
-            let nearest = limit.limit_relative_in(relative, context);
-            match previous {
-                // Where the stream's cover and turn are the nearest one's, so is its answer.
-                Some(previous)
-                    if !nearest.inside
-                        && !limit.region.continues_as(relative, &nearest, previous) =>
-                {
-                    let continued = limit.limit_relative_continuing_in(relative, previous, context);
-                    let within_margin = |l: &Limited| l.violation <= nearest.violation + margin;
-                    if within_margin(&continued) || limit.region.is_degenerate(relative) {
-                        continued
-                    } else {
-                        // The turn must change; the basin need not.
-                        limit
-                            .region
-                            .previous_on_nearest_turn(previous, &nearest)
-                            .map(|p| limit.limit_relative_continuing_in(relative, p, context))
-                            .filter(within_margin)
-                            .unwrap_or(nearest)
-                    }
-                }
-                _ => nearest,
-            }
-        }
+        None => stream_answer(limit, relative, previous, margin, context),
     };
     let output = if limited.inside {
         local
@@ -205,4 +185,47 @@ pub(crate) fn stream_step(
         limit.local(limited.relative)
     };
     (output, limited)
+}
+
+/// The stream's answer for `relative` after the frame measured as `previous` (module docs).
+#[inline(always)]
+fn stream_answer(
+    limit: &JointLimit,
+    relative: Quat,
+    previous: Option<Vec4>,
+    margin: f32,
+    context: &LimitContext,
+) -> Limited {
+    let Some(previous) = previous else {
+        return limit.limit_relative_in(relative, context);
+    };
+    let mut continued = None;
+    if limit.region.surely_outside(relative, context) {
+        // Continued to within the margin of the boundary, so within the margin of the nearest
+        // too, whatever that is: the stateless search could only confirm it (the rule below
+        // would take it, bit for bit).
+        let answer = limit.limit_relative_continuing_in(relative, previous, context);
+        if answer.violation <= margin {
+            return answer;
+        }
+        continued = Some(answer);
+    }
+    let nearest = limit.limit_relative_in(relative, context);
+    // Where the stream's cover and turn are the nearest one's, so is its answer.
+    if nearest.inside || limit.region.continues_as(relative, &nearest, previous) {
+        return nearest;
+    }
+    let continued = continued
+        .unwrap_or_else(|| limit.limit_relative_continuing_in(relative, previous, context));
+    let within_margin = |l: &Limited| l.violation <= nearest.violation + margin;
+    if within_margin(&continued) || limit.region.is_degenerate(relative) {
+        return continued;
+    }
+    // The turn must change; the basin need not.
+    limit
+        .region
+        .previous_on_nearest_turn(previous, &nearest)
+        .map(|p| limit.limit_relative_continuing_in(relative, p, context))
+        .filter(within_margin)
+        .unwrap_or(nearest)
 }

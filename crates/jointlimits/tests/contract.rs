@@ -431,6 +431,47 @@ fn a_stream_skips_the_continuing_answer_only_where_it_is_the_nearest() {
     );
 }
 
+/// `surely_outside` never calls an allowed rotation outside (a stream would then skip the
+/// search that keeps allowed input unchanged), on Haar-random rotations, the adversarial
+/// families and rotations a hair from the boundary on both sides; and it says so for most
+/// rotations outside of kinds that answer it, so streams of those skip their searches.
+#[test]
+fn surely_outside_holds_only_for_rotations_the_nearest_moves() {
+    let mut rng = Rng(0x50E1);
+    for region in examples() {
+        let mut all = inputs(&region, &mut rng, 2000);
+        let boundary: Vec<Quat> = all
+            .iter()
+            .take(400)
+            .map(|&q| region.nearest(q, &NONE).relative)
+            .collect();
+        for b in boundary {
+            for size in [1e-6, 1e-5, 3e-5, 1e-4] {
+                all.push(b * Quat::from_axis_angle(rng.direction().as_vec3(), size));
+            }
+        }
+        let (mut outside, mut said) = (0, 0);
+        for &q in &all {
+            let inside = region.nearest(q, &NONE).inside;
+            let surely = region.surely_outside(q, &NONE);
+            assert!(
+                !(surely && inside),
+                "{}: {q:?} is allowed, but surely outside",
+                region.label()
+            );
+            outside += usize::from(!inside);
+            said += usize::from(surely);
+        }
+        if matches!(region, LimitRegion::ReachCone(_)) {
+            assert!(
+                said * 10 >= outside * 9,
+                "{}: surely outside for {said} of {outside}",
+                region.label()
+            );
+        }
+    }
+}
+
 /// Softened answers of every kind stay within the softening's radius of the allowed rotations
 /// in the kind's own metric (the allowance is a geodesic angle, which a kind's metric can
 /// stretch: twists near a half swing, Euler angles near gimbal lock), and move towards the

@@ -194,6 +194,23 @@ impl RotationLimit for ReachConeLimit {
         crate::contract::half_swing(relative, self.twist_axis)
     }
 
+    /// Outside when the direction lies in the cone but the twist misses the limits there by more
+    /// than twice the tolerance (the nearest allows it within the tolerance), or when every
+    /// direction within a few tolerances of it lies in its slice, below the slice's edge: no
+    /// boundary point is that near, so the nearest moves it.
+    #[inline]
+    fn surely_outside(&self, relative: Quat, _: &LimitContext) -> bool {
+        let (twist, direction) = self.measure(relative);
+        let slice = self.cone.slice_of(direction);
+        if self.cone.inside_slice(direction, slice) {
+            let range = self.cone.twist_limits_in_slice(direction, slice);
+            // Twice the tolerance: the answer measures the distance again in its own rounding.
+            return range.measure(twist).distance > 2.0 * BOUNDARY_TOLERANCE;
+        }
+        self.cone
+            .surely_outside_slice(direction, slice, 4.0 * BOUNDARY_TOLERANCE)
+    }
+
     fn validate(&self) -> Result<(), InvalidField> {
         // The cone itself was checked when it was built.
         validation::unit_vector("twist_axis", self.twist_axis)

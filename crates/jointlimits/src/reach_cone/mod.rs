@@ -591,6 +591,24 @@ impl ReachCone {
             .holds_within(twist, stray + change)
     }
 
+    /// Whether every direction within `distance` (radians) of `direction` (within 0.1% of unit
+    /// length) lies in slice `slice` and below its edge: then no boundary point, and no allowed
+    /// direction, is that near. `|Sᵢ|, |Sᵢ₊₁| ≤ 1 = |Bᵢ|` bound how far each plane's product
+    /// moves.
+    #[inline]
+    pub(crate) fn surely_outside_slice(
+        &self,
+        direction: Vec3,
+        slice: usize,
+        distance: f32,
+    ) -> bool {
+        let record = &self.slices[slice];
+        let reach = 1.01 * distance;
+        (record.start.dot(direction) > reach)
+            & (record.end.dot(direction) < -reach)
+            & (record.edge.dot(direction) < -reach)
+    }
+
     /// The twist limits at `direction`, inside the cone and in slice `i`.
     #[inline(always)]
     pub(crate) fn twist_limits_in_slice(&self, direction: Vec3, i: usize) -> TwistRange {

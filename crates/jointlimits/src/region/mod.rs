@@ -86,6 +86,13 @@ macro_rules! register_limit_kinds {
             }
 
             #[inline]
+            fn surely_outside(&self, relative: Quat, context: &LimitContext) -> bool {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.surely_outside(relative, context),)*
+                }
+            }
+
+            #[inline]
             fn previous_on_nearest_turn(&self, previous: Vec4, nearest: &Limited) -> Option<Vec4> {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.previous_on_nearest_turn(previous, nearest),)*
