@@ -450,6 +450,15 @@ fn surely_outside_holds_only_for_rotations_the_nearest_moves() {
                 all.push(b * Quat::from_axis_angle(rng.direction().as_vec3(), size));
             }
         }
+        // Swings near 180°, where the twist coordinate stretches rotation distances, with twists
+        // about every value.
+        let axis = axis_of(&region);
+        for _ in 0..400 {
+            let across = axis.cross(rng.direction().as_vec3()).normalize();
+            let swing = Quat::from_axis_angle(across, PI - rng.range(0.0, 0.2) as f32);
+            let twist = rng.range(-PI as f64, PI as f64) as f32;
+            all.push(swing * Quat::from_axis_angle(axis, twist));
+        }
         let (mut outside, mut said) = (0, 0);
         for &q in &all {
             let inside = region.nearest(q, &NONE).inside;

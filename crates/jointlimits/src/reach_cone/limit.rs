@@ -195,7 +195,8 @@ impl RotationLimit for ReachConeLimit {
     }
 
     /// Outside when the direction lies in the cone but the twist misses the limits there by more
-    /// than twice the tolerance (the nearest allows it within the tolerance), or when every
+    /// than twice the tolerance (the nearest allows it within the tolerance), away from a 180°
+    /// swing, or when every
     /// direction within a few tolerances of it lies in its slice, below the slice's edge: no
     /// boundary point is that near, so the nearest moves it.
     #[inline]
@@ -203,6 +204,11 @@ impl RotationLimit for ReachConeLimit {
         let (twist, direction) = self.measure(relative);
         let slice = self.cone.slice_of(direction);
         if self.cone.inside_slice(direction, slice) {
+            // Near a 180° swing the twist coordinate is ill-conditioned and answers settle onto
+            // the input by their distance as rotations: left to the search, to be safe.
+            if crate::contract::near_half_swing(relative, self.twist_axis) {
+                return false;
+            }
             let range = self.cone.twist_limits_in_slice(direction, slice);
             // Twice the tolerance: the answer measures the distance again in its own rounding.
             return range.measure(twist).distance > 2.0 * BOUNDARY_TOLERANCE;
