@@ -8,7 +8,10 @@
 //! past the margin it switches to the nearest's cover and turn, staying in the basin it was in
 //! where that is within the margin too ([`RotationLimit::previous_on_nearest_turn`]), and to the
 //! nearest itself otherwise. So:
-//! - an allowed rotation is returned unchanged, bit for bit, whatever the history;
+//! - an allowed rotation is returned unchanged, bit for bit, whatever the history, and a
+//!   rotation the stateless answer moves is moved (never kept because a continuation finds it
+//!   within the tolerance of another stretch of boundary), so the output passes the stateless
+//!   inside test;
 //! - the output is never more than the margin farther than the nearest allowed rotation;
 //! - a slow input switches sides at most once each time it passes an equidistant place, and
 //!   between switches the output moves continuously (a convex region's projection is
@@ -205,7 +208,7 @@ fn stream_answer(
         // too, whatever that is: the stateless search could only confirm it (the rule below
         // would take it, bit for bit).
         let answer = limit.limit_relative_continuing_in(relative, previous, context);
-        if answer.violation <= margin {
+        if !answer.inside && answer.violation <= margin {
             return answer;
         }
         continued = Some(answer);
@@ -217,8 +220,11 @@ fn stream_answer(
     }
     let continued = continued
         .unwrap_or_else(|| limit.limit_relative_continuing_in(relative, previous, context));
-    let within_margin = |l: &Limited| l.violation <= nearest.violation + margin;
-    if within_margin(&continued) || limit.region.is_degenerate(relative) {
+    // A continuation that finds the input allowed (within the tolerance of another stretch of
+    // boundary, or on another turn) while the stateless answer does not would leave it where
+    // `check` rejects it: only moved answers qualify.
+    let within_margin = |l: &Limited| !l.inside && l.violation <= nearest.violation + margin;
+    if within_margin(&continued) || (!continued.inside && limit.region.is_degenerate(relative)) {
         return continued;
     }
     // The turn must change; the basin need not.
