@@ -100,6 +100,11 @@ enum Command {
         /// the tightest that reaches the acceptance kept.
         #[arg(long, value_parser = parse_hold)]
         hold: Option<f64>,
+        /// With --shape coupled: the room, degrees (0 to 180), each parent direction's box gets
+        /// beyond the padding, up to the independent box: 0 conditions most tightly on the
+        /// recorded parent directions, 180 leaves the independent box.
+        #[arg(long, default_value_t = jointlimits::fit::coupled::DEFAULT_COUPLING_MARGIN_DEGREES, value_parser = parse_padding, allow_hyphen_values = true)]
+        coupling_margin: f64,
         /// Pool each left joint's rotations with its right partner's, reflected across the
         /// body's sagittal plane, and the other way round: both sides learn from twice the data
         /// and come out mirror images. Partners are found by name (Left/Right, l/r or L/R
@@ -112,7 +117,8 @@ enum Command {
         pairs: Vec<(String, String)>,
         /// Per-joint choices (TOML if the name ends in .toml, else JSON): `defaults` and
         /// `joints` rules, each with `match` (a name, `*` and `?` allowed) and any of `shape`,
-        /// `space`, `padding` (degrees), `resolution`, `hold` (a share of frames), `accept` (0
+        /// `space`, `padding` (degrees), `resolution`, `hold` (a share of frames),
+        /// `coupling_margin` (degrees), `accept` (0
         /// turns calibration off) and `exclude = true`, applied in order over the options given
         /// here.
         #[arg(long)]
@@ -477,6 +483,7 @@ fn main() -> ExitCode {
             resolution,
             accept,
             hold,
+            coupling_margin,
             mirror,
             pairs,
             config,
@@ -494,6 +501,7 @@ fn main() -> ExitCode {
                 skip_frames,
                 softening: None,
                 hold: hold.unwrap_or(1.0),
+                coupling_margin: coupling_margin.to_radians(),
             };
             config
                 .as_deref()

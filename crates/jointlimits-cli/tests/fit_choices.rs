@@ -166,6 +166,11 @@ fn unusable_configurations_name_the_file_and_the_place() {
             "[defaults]\naccept = 2\n",
             "accept 2 is not a share",
         ),
+        (
+            "g.toml",
+            "[[joints]]\nmatch = \"?ForeArm\"\nshape = \"coupled\"\ncoupling_margin = 500\n",
+            "g.toml: joints[0] (match \"?ForeArm\"): coupling_margin: 8.72664625997 rad (500°)",
+        ),
     ] {
         let config = dir.join(name);
         std::fs::write(&config, text).unwrap();
@@ -244,5 +249,77 @@ fn a_configuration_that_excludes_everything_or_is_the_output_is_refused() {
         std::fs::read_to_string(&back)
             .unwrap()
             .contains("exclude = false")
+    );
+}
+
+/// `fit --coupling-margin`: each parent direction's box grows by the margin beyond the padding and
+/// stays within the independent box, which the margin never changes; 180° gives every parent
+/// direction the independent box.
+#[test]
+fn the_coupling_margin_grows_each_parent_box_up_to_the_independent_one() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("coupling-margin");
+    let fit = |margin: &str| {
+        let out = dir.join(format!("coupled-{margin}.json"));
+        let output = jointlimits(&[
+            "fit",
+            clip.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--shape",
+            "coupled",
+            "--coupling-margin",
+            margin,
+        ]);
+        assert!(output.status.success(), "{margin}: {}", stderr(&output));
+        let limits = jointlimits_io::read_limits_file(&out).unwrap();
+        let limit = limits.find("lForeArm").unwrap().clone();
+        let LimitRegion::Coupled(coupled) = limit.region else {
+            panic!("{margin}: {:?}", limit.region.kind_name())
+        };
+        coupled.record().clone()
+    };
+    let (tight, default, loose) = (fit("0"), fit("10"), fit("180"));
+    assert_eq!(tight.independent, loose.independent);
+    assert_eq!(default.independent, loose.independent);
+    let inside = |inner: (glam::Vec3, glam::Vec3), outer: (glam::Vec3, glam::Vec3)| {
+        outer.0.cmple(inner.0).all() && inner.1.cmple(outer.1).all()
+    };
+    let independent = (loose.independent.min, loose.independent.max);
+    let mut grown = 0;
+    for v in 0..tight.min.len() {
+        let boxes = [&tight, &default, &loose].map(|r| (r.min[v], r.max[v]));
+        assert!(
+            inside(boxes[0], boxes[1]),
+            "vertex {v}: the margin only grows"
+        );
+        assert!(inside(boxes[1], boxes[2]), "vertex {v}");
+        assert_eq!(
+            boxes[2], independent,
+            "vertex {v}: 180° is the independent box"
+        );
+        grown += usize::from(boxes[0] != boxes[1]);
+    }
+    assert!(grown > 0, "the default margin grows some parent's box");
+    assert!(
+        (0..tight.min.len()).any(|v| (tight.min[v], tight.max[v]) != independent),
+        "without a margin some parent's box is tighter than the independent one"
+    );
+    // A margin past half a turn is refused before anything is read.
+    let output = jointlimits(&[
+        "fit",
+        clip.to_str().unwrap(),
+        "-o",
+        dir.join("never.json").to_str().unwrap(),
+        "--coupling-margin",
+        "200",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--coupling-margin"),
+        "{}",
+        stderr(&output)
     );
 }

@@ -55,6 +55,7 @@ fn fitted_limits_accept_their_frames_and_pull_outliers_inside() {
                     skip_frames: skip,
                     softening: None,
                     hold: 1.0,
+                    ..FitOptions::default()
                 };
                 let limits = fit_skeleton_limits(&bvh.skeleton, &[&fitting], &options, &|_| {})
                     .unwrap_or_else(|e| panic!("{name} {space:?} {shape:?}: {e}"));

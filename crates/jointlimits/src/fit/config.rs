@@ -80,6 +80,9 @@ pub struct JointRule {
     /// are left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hold: Option<f64>,
+    /// A coupled limit's room beyond the padding, degrees (`fit --coupling-margin`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coupling_margin: Option<f64>,
     /// Fit no limit for the joints it matches (`true`), or fit one again after an earlier rule
     /// excluded them (`false`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -208,6 +211,9 @@ impl JointRule {
         }
         if let Some(hold) = self.hold {
             options.hold = hold;
+        }
+        if let Some(margin) = self.coupling_margin {
+            options.coupling_margin = margin.to_radians();
         }
         match (self.resolution, options.shape) {
             (Some(resolution), ShapeKind::Table(_)) => options.shape = ShapeKind::Table(resolution),

@@ -180,11 +180,20 @@ pub struct FitOptions {
     /// other kind those farthest from the joint's robust centre ([`super::outliers`]).
     #[serde(default = "hold_everything")]
     pub hold: f64,
+    /// A coupled limit's room beyond the padding for each parent direction's box, radians, in
+    /// `[0, π]` (`fit --coupling-margin`; [`super::coupled::fit_coupled`]); other kinds ignore it.
+    #[serde(default = "default_coupling_margin")]
+    pub coupling_margin: f64,
 }
 
 /// Every sample: the default share held.
 fn hold_everything() -> f64 {
     1.0
+}
+
+/// [`super::coupled::DEFAULT_COUPLING_MARGIN_DEGREES`] in radians.
+fn default_coupling_margin() -> f64 {
+    super::coupled::DEFAULT_COUPLING_MARGIN_DEGREES.to_radians()
 }
 
 impl FitOptions {
@@ -221,7 +230,11 @@ impl FitOptions {
                 });
             }
         }
-        for (option, value) in [("padding", self.padding), ("subsample", self.subsample)] {
+        for (option, value) in [
+            ("padding", self.padding),
+            ("subsample", self.subsample),
+            ("coupling_margin", self.coupling_margin),
+        ] {
             if !(value.is_finite() && (0.0..=Self::MAX_DISTANCE).contains(&value)) {
                 return Err(FitLimitsError::Option {
                     option,
@@ -263,6 +276,7 @@ impl Default for FitOptions {
             skip_frames: 0,
             softening: None,
             hold: 1.0,
+            coupling_margin: default_coupling_margin(),
         }
     }
 }
@@ -539,6 +553,7 @@ impl JointSamples<'_> {
                 parent.reference,
                 parent.twist_axis,
                 options.padding,
+                options.coupling_margin,
                 resolution as usize,
             )
             .map_err(|source| FitLimitsError::Shape {
