@@ -350,3 +350,64 @@ fn few_channel_joints_reach_allowed_rotations_from_anywhere() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Limits coupled to the parent: `apply` judges a child given its parent's limited rotation,
+/// `check` given the parent as written. Children a hair outside their boxes (the inside
+/// tolerance, 1e-5 rad), under parents that `apply` moves, must read back inside given the
+/// written parents.
+#[test]
+fn coupled_children_read_back_inside_given_their_written_parents() {
+    use glam::Quat;
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("coupled-written-parents");
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let limits = file("coupled.json");
+    succeed(&[
+        "fit",
+        clip.to_str().unwrap(),
+        "-o",
+        &limits,
+        "--shape",
+        "coupled",
+    ]);
+    // Haar-random rotations for every joint but the root, and their answers: boundary points.
+    let bvh = jointlimits_io::read_bvh_file(&clip).unwrap();
+    let joints = bvh.skeleton.len();
+    let mut random = jointlimits_testdata::SplitMix(29);
+    let mut motion = bvh.to_motion().frames(0..300);
+    for pose in motion.rotations.chunks_mut(joints) {
+        for rotation in &mut pose[1..] {
+            *rotation = Quat::from_array(random.haar_quaternion());
+        }
+    }
+    let wild = bvh.with_motion(&motion).unwrap();
+    jointlimits_io::write_bvh_file(file("wild.bvh"), &wild).unwrap();
+    succeed(&[
+        "apply",
+        &limits,
+        &file("wild.bvh"),
+        "-o",
+        &file("boundary.bvh"),
+    ]);
+    // Each answer pushed 1e-5 rad back towards its input: about the inside tolerance outside.
+    let wild = wild.to_motion();
+    let boundary = jointlimits_io::read_bvh_file(file("boundary.bvh"))
+        .unwrap()
+        .to_motion();
+    for (i, rotation) in motion.rotations.iter_mut().enumerate() {
+        let (asked, answer) = (wild.rotations[i], boundary.rotations[i]);
+        let back = (answer.conjugate() * asked)
+            .to_scaled_axis()
+            .normalize_or_zero();
+        *rotation = answer * Quat::from_scaled_axis(back * 1e-5);
+    }
+    jointlimits_io::write_bvh_file(file("hair.bvh"), &bvh.with_motion(&motion).unwrap()).unwrap();
+    succeed(&["apply", &limits, &file("hair.bvh"), "-o", &file("out.bvh")]);
+    let report = succeed(&["check", &limits, &file("out.bvh"), "--tolerance", "0"]);
+    assert!(
+        report.contains("300 of 300 frames have every joint"),
+        "{report}"
+    );
+}

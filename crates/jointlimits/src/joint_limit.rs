@@ -208,6 +208,18 @@ impl JointLimit {
         self.assess(local).violation
     }
 
+    /// [`JointLimit::violation`] knowing the parent's state (`context`).
+    #[inline]
+    pub fn violation_in(&self, local: Quat, context: &LimitContext) -> f32 {
+        self.assess_in(local, context).violation
+    }
+
+    /// Whether this limit reads the parent's state ([`LimitContext`]): only limits coupled to
+    /// their parent do; for every other kind the `_in` methods answer as those without.
+    pub fn reads_context(&self) -> bool {
+        matches!(self.region, LimitRegion::Coupled(_))
+    }
+
     /// Every stored number is finite and consistent: a unit reference, a valid region and
     /// softening; otherwise the first field that is not (`reference`, `softening`,
     /// `region.…`).

@@ -9,13 +9,34 @@
 
 use super::{Bvh, BvhError, Channel};
 use glam::Quat;
-use jointlimits::{JointLimit, Motion};
+use jointlimits::{JointLimit, LimitContext, Motion};
 
 /// Most projections and rewrites of one rotation before the best one is kept.
 const MAX_ROUNDS: usize = 8;
 
 /// The grid over a one- or two-channel joint's angles searched for an allowed rotation, degrees.
 const GRID_STEP_DEGREES: f32 = 2.0;
+
+/// A joint's limit with the parent's state it is judged in: the parent's rotation as written, as
+/// `check` reads it back (only limits coupled to their parent read it).
+struct Judge<'a> {
+    limit: &'a JointLimit,
+    context: LimitContext,
+}
+
+impl Judge<'_> {
+    fn violation(&self, local: Quat) -> f32 {
+        self.limit.violation_in(local, &self.context)
+    }
+
+    fn contains(&self, local: Quat) -> bool {
+        self.violation(local) == 0.0
+    }
+
+    fn limit(&self, local: Quat) -> Quat {
+        self.limit.limit_in(local, &self.context)
+    }
+}
 
 /// What [`Bvh::with_allowed_motion`] had to do.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -36,7 +57,9 @@ impl Bvh {
     ///
     /// Rotations the command did not change (equal to the clip's own) and softened rotations that
     /// `motion` has outside are written as they are; every other rotation of a limited joint is
-    /// written inside its limit, even when `motion` has it a rounding error outside.
+    /// written inside its limit, even when `motion` has it a rounding error outside. A limit
+    /// coupled to its parent is judged given the parent's rotation as written, so a child kept
+    /// as read is projected too when the parent's written rotation leaves it outside.
     ///
     /// # Errors
     /// Those of [`Bvh::with_motion`].
@@ -57,17 +80,29 @@ impl Bvh {
             let wanted = motion.frame_rotations(frame);
             for (joint, limit) in limits.iter().enumerate() {
                 let Some(limit) = limit else { continue };
+                // Parents come before their children, so a parent's rotation is final here.
+                let parent = limit
+                    .reads_context()
+                    .then(|| self.skeleton.joints()[joint].parent)
+                    .flatten()
+                    .map(|p| bvh.transform(frame, p).0);
+                let judge = Judge {
+                    limit,
+                    context: LimitContext { parent },
+                };
                 let written = bvh.transform(frame, joint).0;
-                // Allowed as written; or untouched by the command, so kept as read; or softened,
-                // so outside on purpose.
-                if limit.contains(written)
-                    || (frame < original_frames && wanted[joint] == self.transform(frame, joint).0)
-                    || (limit.softening.is_some() && !limit.contains(wanted[joint]))
+                // Allowed as written; or untouched by the command, so kept as read (unless the
+                // parent's written rotation judges it); or softened, so outside on purpose.
+                if judge.contains(written)
+                    || (frame < original_frames
+                        && !limit.reads_context()
+                        && wanted[joint] == self.transform(frame, joint).0)
+                    || (limit.softening.is_some() && !judge.contains(wanted[joint]))
                 {
                     continue;
                 }
                 report.reprojected += 1;
-                let violation = bvh.reproject(frame, joint, written, limit)?;
+                let violation = bvh.reproject(frame, joint, written, &judge)?;
                 if violation > 0.0 {
                     report.still_outside += 1;
                     report.worst_violation = report.worst_violation.max(violation);
@@ -85,7 +120,7 @@ impl Bvh {
         frame: usize,
         joint: usize,
         mut written: Quat,
-        limit: &JointLimit,
+        limit: &Judge,
     ) -> Result<f32, BvhError> {
         let at = frame * self.channel_count() + self.first_channel(joint);
         let width = self.channels[joint].len();
@@ -134,7 +169,7 @@ impl Bvh {
         &mut self,
         frame: usize,
         joint: usize,
-        limit: &JointLimit,
+        limit: &Judge,
         violation: f32,
     ) -> f32 {
         let at = frame * self.channel_count() + self.first_channel(joint);
@@ -207,7 +242,7 @@ impl Bvh {
         joint: usize,
         slots: &[usize],
         angles: &[f32],
-        limit: &JointLimit,
+        limit: &Judge,
         wanted: Quat,
     ) -> Option<f32> {
         for (&slot, &angle) in slots.iter().zip(angles) {
