@@ -84,19 +84,23 @@ impl Bvh {
                 let parent = limit
                     .reads_context()
                     .then(|| self.skeleton.joints()[joint].parent)
-                    .flatten()
-                    .map(|p| bvh.transform(frame, p).0);
+                    .flatten();
                 let judge = Judge {
                     limit,
-                    context: LimitContext { parent },
+                    context: LimitContext {
+                        parent: parent.map(|p| bvh.transform(frame, p).0),
+                    },
                 };
                 let written = bvh.transform(frame, joint).0;
-                // Allowed as written; or untouched by the command, so kept as read (unless the
-                // parent's written rotation judges it); or softened, so outside on purpose.
+                // Allowed as written; or kept as read, with the parent it is judged given (if
+                // any) kept too, so judged as the command judged it; or softened, so outside on
+                // purpose.
+                let kept_as_read = frame < original_frames
+                    && wanted[joint] == self.transform(frame, joint).0
+                    && parent
+                        .is_none_or(|p| judge.context.parent == Some(self.transform(frame, p).0));
                 if judge.contains(written)
-                    || (frame < original_frames
-                        && !limit.reads_context()
-                        && wanted[joint] == self.transform(frame, joint).0)
+                    || kept_as_read
                     || (limit.softening.is_some() && !judge.contains(wanted[joint]))
                 {
                     continue;
@@ -120,19 +124,19 @@ impl Bvh {
         frame: usize,
         joint: usize,
         mut written: Quat,
-        limit: &Judge,
+        judge: &Judge,
     ) -> Result<f32, BvhError> {
         let at = frame * self.channel_count() + self.first_channel(joint);
         let width = self.channels[joint].len();
         let mut best = (
-            limit.violation(written),
+            judge.violation(written),
             self.values[at..at + width].to_vec(),
         );
         for round in 0..MAX_ROUNDS {
             // From the second round on, aim past the boundary by a growing multiple of the
             // correction (1×, 2×, 4× … as far again), so that rounding to the channels' text
             // cannot carry the rotation back out.
-            let projected = limit.limit(written);
+            let projected = judge.limit(written);
             let push = if round == 0 {
                 0.0
             } else {
@@ -140,13 +144,13 @@ impl Bvh {
             };
             let correction = (projected * written.conjugate()).to_scaled_axis();
             let target = Quat::from_scaled_axis(correction * (1.0 + push)) * written;
-            let aim = if limit.contains(target) {
+            let aim = if judge.contains(target) {
                 target
             } else {
                 projected
             };
             written = self.set_rotation(frame, joint, aim)?;
-            let violation = limit.violation(written);
+            let violation = judge.violation(written);
             if violation < best.0 {
                 best = (violation, self.values[at..at + width].to_vec());
             }
@@ -156,7 +160,7 @@ impl Bvh {
         }
         self.values[at..at + width].copy_from_slice(&best.1);
         if best.0 > 0.0 {
-            best.0 = self.search_expressible(frame, joint, limit, best.0);
+            best.0 = self.search_expressible(frame, joint, judge, best.0);
         }
         Ok(best.0)
     }
@@ -169,7 +173,7 @@ impl Bvh {
         &mut self,
         frame: usize,
         joint: usize,
-        limit: &Judge,
+        judge: &Judge,
         violation: f32,
     ) -> f32 {
         let at = frame * self.channel_count() + self.first_channel(joint);
@@ -182,7 +186,7 @@ impl Bvh {
         if rotation_slots.is_empty() || rotation_slots.len() > 2 {
             return violation;
         }
-        let wanted = limit.limit(self.transform(frame, joint).0);
+        let wanted = judge.limit(self.transform(frame, joint).0);
         let kept = self.values[at..at + self.channels[joint].len()].to_vec();
         // The allowed grid point nearest the wanted rotation (angles of channels past the first
         // one or two stay 0 and unused), then a pattern search that stays allowed and halves its
@@ -194,7 +198,7 @@ impl Bvh {
         for k in 0..steps.pow(n as u32) {
             let angles = [grid_angle(k), grid_angle(k / steps)];
             if let Some(distance) =
-                self.allowed_distance(frame, joint, &rotation_slots, &angles[..n], limit, wanted)
+                self.allowed_distance(frame, joint, &rotation_slots, &angles[..n], judge, wanted)
                 && best.is_none_or(|b| distance < b.0)
             {
                 best = Some((distance, angles));
@@ -216,7 +220,7 @@ impl Bvh {
                         joint,
                         &rotation_slots,
                         &trial[..n],
-                        limit,
+                        judge,
                         wanted,
                     ) && d < distance
                     {
@@ -231,7 +235,7 @@ impl Bvh {
         for (&slot, &angle) in rotation_slots.iter().zip(&angles) {
             self.values[slot] = angle;
         }
-        limit.violation(self.transform(frame, joint).0)
+        judge.violation(self.transform(frame, joint).0)
     }
 
     /// With the rotation channels at `slots` set to `angles` (degrees): the angle between the
@@ -242,13 +246,13 @@ impl Bvh {
         joint: usize,
         slots: &[usize],
         angles: &[f32],
-        limit: &Judge,
+        judge: &Judge,
         wanted: Quat,
     ) -> Option<f32> {
         for (&slot, &angle) in slots.iter().zip(angles) {
             self.values[slot] = angle;
         }
         let rotation = self.transform(frame, joint).0;
-        (limit.violation(rotation) == 0.0).then(|| rotation.angle_between(wanted))
+        (judge.violation(rotation) == 0.0).then(|| rotation.angle_between(wanted))
     }
 }
