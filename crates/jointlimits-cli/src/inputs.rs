@@ -89,7 +89,7 @@ pub fn ensure_same_skeleton(
         if differences.is_empty() {
             continue;
         }
-        let listed = describe(&differences);
+        let listed = describe(&differences, file);
         if allow {
             eprintln!(
                 "warning: {} was made for another skeleton than {}'s ({listed}); going on as asked",
@@ -113,11 +113,34 @@ pub fn ensure_same_skeleton(
 }
 
 /// `N joints differ: a; b; … (and M more)`.
-fn describe(differences: &[SkeletonDifference]) -> String {
+/// An offset difference on a joint whose position channels animate its offset says so: the file's
+/// `OFFSET` line then differs from the offset that counts.
+fn describe(differences: &[SkeletonDifference], file: &jointlimits_io::Bvh) -> String {
     let listed: Vec<String> = differences
         .iter()
         .take(LISTED_DIFFERENCES)
-        .map(ToString::to_string)
+        .map(|difference| {
+            let SkeletonDifference::Offset { joint, .. } = difference else {
+                return difference.to_string();
+            };
+            let positions: Vec<String> = file
+                .skeleton
+                .find(joint)
+                .map(|j| &file.channels[j])
+                .into_iter()
+                .flatten()
+                .filter(|c| matches!(c, jointlimits_io::Channel::Position(_)))
+                .map(ToString::to_string)
+                .collect();
+            if positions.is_empty() {
+                difference.to_string()
+            } else {
+                format!(
+                    "{difference} (its {} channel(s) animate the offset in their place)",
+                    positions.join(" ")
+                )
+            }
+        })
         .collect();
     let more = differences.len().saturating_sub(LISTED_DIFFERENCES);
     let tail = if more > 0 {

@@ -354,6 +354,32 @@ fn limits_from_another_skeleton_are_refused_unless_allowed() {
     assert!(run.status.success(), "{}", stderr(&run));
     let run = jointlimits(&["check", &limits, &mb2, out_s]);
     assert!(run.status.success(), "{}", stderr(&run));
+    // A joint whose rotation channels became position channels: its offset as the file counts
+    // it is animated, and the refusal says by which channels.
+    let text = std::fs::read_to_string(&mb2).unwrap();
+    // LeftUpLeg's, the second joint's, whose offset is not 0.
+    let channels_line = text
+        .match_indices("CHANNELS 3 ")
+        .nth(1)
+        .map(|(at, _)| at)
+        .unwrap();
+    let end = channels_line + text[channels_line..].find('\n').unwrap();
+    let moved = format!(
+        "{}CHANNELS 3 Xposition Yposition Zposition{}",
+        &text[..channels_line],
+        &text[end..]
+    );
+    let moved_path = dir.join("moved.bvh");
+    std::fs::write(&moved_path, moved).unwrap();
+    let run = jointlimits(&["check", &limits, moved_path.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        stderr(&run).contains(
+            "\"LeftUpLeg\" has offset [0.0, 0.0, 0.0], not [2.1066, -1.59283, 1.11709] (its Xposition Yposition Zposition channel(s) animate the offset in their place)"
+        ),
+        "{}",
+        stderr(&run)
+    );
     // A limits file that records no skeleton (hand-written) applies by joint names.
     json.as_object_mut().unwrap().remove("skeleton");
     std::fs::write(changed, json.to_string()).unwrap();

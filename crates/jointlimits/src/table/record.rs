@@ -192,9 +192,13 @@ fn decode_channel(text: &str, count: usize) -> Result<Vec<u16>, String> {
         .map_err(|e| match e.status {
             // The limit stops a table larger than its resolution says (or a deflate bomb).
             miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
-                format!("holds more than the {count} values its resolution gives")
+                format!(
+                    "decodes to more than the {count} values its resolution gives: the table was damaged or edited by hand; fit or write it again"
+                )
             }
-            status => format!("not valid deflate data ({status:?})"),
+            status => format!(
+                "is not valid deflate data ({status:?}): the table was damaged or edited by hand; fit or write it again"
+            ),
         })?;
     if bytes.len() != 2 * count {
         return Err(format!(
