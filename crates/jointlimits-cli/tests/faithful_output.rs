@@ -374,14 +374,7 @@ fn coupled_children_read_back_inside_given_their_written_parents() {
     ]);
     // Haar-random rotations for every joint but the root, and their answers: boundary points.
     let bvh = jointlimits_io::read_bvh_file(&clip).unwrap();
-    let joints = bvh.skeleton.len();
-    let mut random = jointlimits_testdata::SplitMix(29);
-    let mut motion = bvh.to_motion().frames(0..300);
-    for pose in motion.rotations.chunks_mut(joints) {
-        for rotation in &mut pose[1..] {
-            *rotation = Quat::from_array(random.haar_quaternion());
-        }
-    }
+    let mut motion = haar_random_motion(&bvh, 300, 29);
     let wild = bvh.with_motion(&motion).unwrap();
     jointlimits_io::write_bvh_file(file("wild.bvh"), &wild).unwrap();
     succeed(&[
@@ -410,4 +403,61 @@ fn coupled_children_read_back_inside_given_their_written_parents() {
         report.contains("300 of 300 frames have every joint"),
         "{report}"
     );
+}
+
+/// The first `frames` frames of `bvh` with every joint but the root turned Haar-randomly.
+fn haar_random_motion(bvh: &jointlimits_io::Bvh, frames: usize, seed: u64) -> jointlimits::Motion {
+    let joints = bvh.skeleton.len();
+    let mut random = jointlimits_testdata::SplitMix(seed);
+    let mut motion = bvh.to_motion().frames(0..frames);
+    for pose in motion.rotations.chunks_mut(joints) {
+        for rotation in &mut pose[1..] {
+            *rotation = glam::Quat::from_array(random.haar_quaternion());
+        }
+    }
+    motion
+}
+
+/// Softened output stays within the softening's radius as written and read back, also where a
+/// steep falloff carries it right up to the radius.
+#[test]
+fn softened_output_reads_back_within_the_radius() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("softened-radius");
+    let file = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let limits = file("box.json");
+    succeed(&[
+        "fit",
+        clip.to_str().unwrap(),
+        "-o",
+        &limits,
+        "--shape",
+        "box",
+    ]);
+    let bvh = jointlimits_io::read_bvh_file(&clip).unwrap();
+    let wild = bvh.with_motion(&haar_random_motion(&bvh, 400, 31)).unwrap();
+    jointlimits_io::write_bvh_file(file("wild.bvh"), &wild).unwrap();
+    for radius in [0.2f64, 0.5, 2.0] {
+        let soften = format!("10,{radius}");
+        succeed(&[
+            "apply",
+            &limits,
+            &file("wild.bvh"),
+            "-o",
+            &file("soft.bvh"),
+            "--soften",
+            &soften,
+        ]);
+        let tolerance = radius.to_degrees().to_string();
+        let report = succeed(&[
+            "check",
+            &limits,
+            &file("soft.bvh"),
+            "--tolerance",
+            &tolerance,
+        ]);
+        assert!(report.contains("400 of 400 frames"), "{soften}: {report}");
+    }
 }

@@ -92,7 +92,8 @@ impl CoupledLimit {
         (relative * self.record.parent_axis).normalize_or(self.record.parent_axis)
     }
 
-    /// The child's box when the parent bone points along `direction` (bilinear in the grid).
+    /// The child's box when the parent bone points along `direction` (bilinear in the grid,
+    /// within the independent box).
     pub fn box_for_direction(&self, direction: Vec3) -> BoxShape {
         let n = self.record.resolution;
         let (column, row, t) = VertexGrid::locate_in(n, self.map.to_square(direction));
@@ -104,7 +105,13 @@ impl CoupledLimit {
             ((row + 1) * side + column + 1, t.x * t.y),
         ];
         let blend = |values: &[Vec3]| weights.iter().map(|&(i, w)| values[i] * w).sum::<Vec3>();
-        let (min, max) = (blend(&self.record.min), blend(&self.record.max));
+        // Blends of boxes within the independent one lie within it; the clamp keeps them so
+        // through rounding.
+        let outer = &self.record.independent;
+        let (min, max) = (
+            blend(&self.record.min).max(outer.min),
+            blend(&self.record.max).min(outer.max),
+        );
         BoxShape {
             frame: self.record.frame,
             min,
@@ -175,6 +182,20 @@ impl RotationLimit for CoupledLimit {
         independent
             .validate()
             .map_err(|e| e.inside("independent"))?;
+        // Every parent's box within the independent one, in its frame: so what some parent
+        // allows, a caller without the parent's state allows too.
+        validation::require(r.independent.frame == r.frame, "independent.frame", || {
+            "differs from the vertex boxes' frame".to_string()
+        })?;
+        let (outer_min, outer_max) = (r.independent.min, r.independent.max);
+        for (i, (&min, &max)) in r.min.iter().zip(&r.max).enumerate() {
+            validation::require(min.cmpge(outer_min).all(), &format!("min[{i}]"), || {
+                format!("{min} reaches below the independent box's min {outer_min}")
+            })?;
+            validation::require(max.cmple(outer_max).all(), &format!("max[{i}]"), || {
+                format!("{max} reaches above the independent box's max {outer_max}")
+            })?;
+        }
         validation::reaches_rotations("independent", &independent)
     }
 
@@ -239,6 +260,29 @@ mod tests {
 
     fn rotation(v: [f32; 4]) -> Quat {
         Quat::from_array(v).normalize()
+    }
+
+    #[test]
+    fn a_parent_box_beyond_the_independent_box_is_refused() {
+        let record = CoupledLimit::examples()[0].record().clone();
+        let mut above = record.clone();
+        above.max[3].y = record.independent.max.y + 0.3;
+        let error = CoupledLimit::new(above).unwrap_err().to_string();
+        assert!(
+            error.contains("max[3]") && error.contains("above"),
+            "{error}"
+        );
+        let mut below = record.clone();
+        below.min[5].x = record.independent.min.x - 1e-6;
+        let error = CoupledLimit::new(below).unwrap_err().to_string();
+        assert!(
+            error.contains("min[5]") && error.contains("below"),
+            "{error}"
+        );
+        let mut moved = record;
+        moved.independent.frame.center.x += 0.1;
+        let error = CoupledLimit::new(moved).unwrap_err().to_string();
+        assert!(error.contains("independent.frame"), "{error}");
     }
 
     proptest! {

@@ -28,6 +28,11 @@ pub struct Assessment {
 /// pulled back before the hard answer is kept.
 const SOFTENING_SHORTENINGS: usize = 4;
 
+/// How far inside the softening's radius a softened rotation is kept, radians: room for the f32
+/// rounding of the rotation and of a file's text, so that what is written still measures within
+/// the radius when read back (an outside check measured up to 5e-7 rad beyond it without).
+const SOFTENING_ROOM: f32 = 2e-6;
+
 /// A joint's rotation limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JointLimit {
@@ -118,7 +123,8 @@ impl JointLimit {
     }
 
     /// `limited` with this limit's softening applied along the geodesic back to `relative`,
-    /// kept within the softening's radius of the allowed rotations in the kind's own metric.
+    /// kept within the softening's radius (less [`SOFTENING_ROOM`]) of the allowed rotations in
+    /// the kind's own metric.
     ///
     /// The allowance is an angle along the geodesic, and a kind's metric can stretch it (a
     /// twist near a half swing, Euler angles near gimbal lock, scaled limit-space axes): so the
@@ -133,15 +139,16 @@ impl JointLimit {
             return limited;
         }
         let hard = limited.relative;
+        let reach = (softening.radius - SOFTENING_ROOM).max(0.0);
         let mut softened = softening.apply_rotation(relative, hard);
         for _ in 0..SOFTENING_SHORTENINGS {
             let outside = self.region.violation(softened, context);
-            if outside <= softening.radius {
+            if outside <= reach {
                 limited.relative = softened;
                 return limited;
             }
             // Shorten the step back by the share it overshoots, with a little room.
-            let share = 0.9 * softening.radius / outside;
+            let share = 0.9 * reach / outside;
             softened = hard.slerp(softened, share).normalize();
         }
         limited
