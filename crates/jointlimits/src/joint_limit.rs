@@ -182,8 +182,7 @@ impl JointLimit {
     #[inline]
     pub fn contains(&self, local: Quat) -> bool {
         self.region
-            .nearest(self.relative(local), &LimitContext::NONE)
-            .inside
+            .contains(self.relative(local), &LimitContext::NONE)
     }
 
     /// How `local` stands against the limit: its violation, the stress there (for kinds that

@@ -18,7 +18,7 @@ const NONE: LimitContext = LimitContext::NONE;
 /// How far above the brute force a reach cone's answer may be (radians): the known gap of pairing
 /// the nearest direction with its nearest twist when the twist limits vary across the cone (see
 /// `docs/limits.md`); cones with the same limits everywhere are held to 1e-4.
-const REACH_CONE_GAP: f64 = 0.6;
+const REACH_CONE_GAP: f64 = 1e-3;
 
 /// How far above the brute force a table's answer may be (radians): the bounded search proves
 /// its answer within this of the least distance (see `docs/limits.md`).

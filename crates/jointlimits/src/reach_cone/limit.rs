@@ -5,6 +5,7 @@
 use glam::{Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
+use super::combined::{Candidate, Turn};
 use super::{ReachCone, TwistRange};
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::direction_twist;
@@ -57,11 +58,37 @@ impl ReachConeLimit {
         direction: Vec3,
         slice: usize,
     ) -> Limited {
+        self.answer(relative, (twist, direction), slice, true)
+    }
+
+    /// [`ReachConeLimit::nearest_measured`]; without `exact`, the nearest direction with its
+    /// twist clamped there, which decides `inside` alike at a fraction of the cost (the search
+    /// in the combined metric only moves rotations that it leaves outside).
+    #[inline(always)]
+    fn answer(
+        &self,
+        relative: Quat,
+        (twist, direction): (f32, Vec3),
+        slice: usize,
+        exact: bool,
+    ) -> Limited {
+        let search = |known: Candidate| {
+            if !exact {
+                return None;
+            }
+            let turn = Turn::Nearest(twist.into());
+            let found = self.cone.nearest_combined(direction, turn, known);
+            (found.cost < known.cost).then_some((found, turn))
+        };
         if self.cone.inside_slice(direction, slice) {
             let range = self.cone.twist_limits_in_slice(direction, slice);
             let measure = range.measure(twist);
             if measure.distance <= BOUNDARY_TOLERANCE {
                 return Limited::unchanged(relative, direction.extend(measure.turned));
+            }
+            let known = self.known(direction, direction, slice, measure);
+            if let Some(nearer) = self.nearer_in_sum(relative, (twist, direction), known, search) {
+                return nearer;
             }
             return self.moved(
                 relative,
@@ -75,9 +102,58 @@ impl ReachConeLimit {
         let (nearest, edge) = self.cone.nearest_on_boundary(direction);
         // A point of edge `i` lies in slice `i` (at a corner, in both slices that share it,
         // where the limits agree).
-        self.onto_edge(relative, (twist, direction), nearest, edge, |range| {
-            range.measure(twist)
-        })
+        self.onto_edge(
+            relative,
+            (twist, direction),
+            (nearest, edge),
+            |range| range.measure(twist),
+            search,
+        )
+    }
+
+    /// The answer already at hand, as a candidate of the search in the combined metric: the
+    /// input direction `direction` moved to `to` (slice `slice`), its twist measured there.
+    fn known(&self, direction: Vec3, to: Vec3, slice: usize, measure: TwistMeasure) -> Candidate {
+        let swing = direction.as_dvec3().angle_between(to.as_dvec3());
+        let twist = f64::from(measure.turned) - f64::from(measure.allowed);
+        Candidate {
+            slice,
+            direction: to.as_dvec3(),
+            t: measure.allowed.into(),
+            cost: swing * swing + twist * twist,
+        }
+    }
+
+    /// Where the twist misses the limits at the answer at hand (`known`) and the limits vary
+    /// across the cone, the answer `search` finds from it in the combined metric (a direction
+    /// with wider limits), with its twist aimed inside the limits there by their rounding
+    /// margin; `None` (from `search` too) keeps the answer at hand.
+    #[inline(never)]
+    fn nearer_in_sum(
+        &self,
+        relative: Quat,
+        (twist, direction): (f32, Vec3),
+        known: Candidate,
+        search: impl FnOnce(Candidate) -> Option<(Candidate, Turn)>,
+    ) -> Option<Limited> {
+        if self.cone.twist_is_uniform() {
+            return None;
+        }
+        let (found, turn) = search(known)?;
+        let to = found.direction.as_vec3().normalize();
+        let turned = turn.turned(found.t) as f32;
+        let (range, margin) = self.cone.twist_limits_on_edge(to, found.slice);
+        let margin = margin();
+        let (low, high) = (range.min + margin, range.max - margin);
+        let t = found.t as f32;
+        let aimed = if low <= high {
+            t.clamp(low, high)
+        } else {
+            0.5 * (range.min + range.max)
+        };
+        // An answer within the tolerance would call the input allowed where the inside test
+        // (the answer at hand) does not: the answer at hand stands, a hair farther.
+        Some(self.moved(relative, twist, direction, to, turned, aimed)).filter(|l| !l.inside)
     }
 
     /// The answer moving the input (`twist`, `direction`) to the boundary point `to` of edge
@@ -90,12 +166,12 @@ impl ReachConeLimit {
         &self,
         relative: Quat,
         (twist, direction): (f32, Vec3),
-        to: Vec3,
-        edge: usize,
-        turn: impl Fn(&TwistRange) -> TwistMeasure,
+        (to, edge): (Vec3, usize),
+        measure_at: impl Fn(&TwistRange) -> TwistMeasure,
+        search: impl FnOnce(Candidate) -> Option<(Candidate, Turn)>,
     ) -> Limited {
         let (range, margin) = self.cone.twist_limits_on_edge(to, edge);
-        let measure = turn(&range);
+        let measure = measure_at(&range);
         // The chord stands for the angle: they agree to 1e-16 at the tolerance's size.
         let swing_squared = (direction - to).length_squared();
         if swing_squared + measure.distance * measure.distance
@@ -107,6 +183,10 @@ impl ReachConeLimit {
             // The twist is kept: only a clamped twist sits on the limits' rounding edge.
             measure.allowed
         } else {
+            let known = self.known(direction, to, edge, measure);
+            if let Some(nearer) = self.nearer_in_sum(relative, (twist, direction), known, search) {
+                return nearer;
+            }
             let margin = margin();
             let (low, high) = (range.min + margin, range.max - margin);
             if low <= high {
@@ -170,15 +250,41 @@ impl RotationLimit for ReachConeLimit {
             let start = self.cone.slice_of(previous.truncate());
             self.cone.nearest_on_boundary_from(direction, start)
         };
+        // Where the twist misses the limits, the search in the combined metric follows the
+        // minimum of the previous answer's basin, on the stream's turn.
+        let from_previous = |_: Candidate| {
+            let turned = twist
+                + std::f32::consts::TAU * ((previous.w - twist) / std::f32::consts::TAU).round();
+            let turn = Turn::Fixed(turned.into());
+            let at = self.cone.project(previous.truncate().try_normalize()?);
+            let at_slice = self.cone.slice_of(at);
+            let t = self
+                .cone
+                .twist_limits_in_slice(at, at_slice)
+                .clamp(previous.w);
+            let found = self
+                .cone
+                .nearest_combined_from(direction, turn, at_slice, t.into())?;
+            Some((found, turn))
+        };
         if to != direction {
-            return self.onto_edge(relative, (twist, direction), to, slice, |range| {
-                range.measure_from(twist, previous.w)
-            });
+            return self.onto_edge(
+                relative,
+                (twist, direction),
+                (to, slice),
+                |range| range.measure_from(twist, previous.w),
+                from_previous,
+            );
         }
         let range = self.cone.twist_limits_in_slice(to, slice);
         let measure = range.measure_from(twist, previous.w);
         if measure.distance <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, direction.extend(measure.turned));
+        }
+        let known = self.known(direction, to, slice, measure);
+        if let Some(nearer) = self.nearer_in_sum(relative, (twist, direction), known, from_previous)
+        {
+            return nearer;
         }
         self.moved(
             relative,
@@ -188,6 +294,16 @@ impl RotationLimit for ReachConeLimit {
             measure.turned,
             measure.allowed,
         )
+    }
+
+    /// Allowed exactly when [`RotationLimit::nearest`] says so, without its search in the
+    /// combined metric (which only moves rotations the inside test leaves outside).
+    #[inline]
+    fn contains(&self, relative: Quat, _: &LimitContext) -> bool {
+        let (twist, direction) = self.measure(relative);
+        let slice = self.cone.slice_of(direction);
+        self.answer(relative, (twist, direction), slice, false)
+            .inside
     }
 
     fn is_degenerate(&self, relative: Quat) -> bool {

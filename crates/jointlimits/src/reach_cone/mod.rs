@@ -30,6 +30,7 @@ use crate::fast_trig;
 pub use crate::joint_limit::TwistRange;
 use edges::EdgeTable;
 
+mod combined;
 mod edges;
 mod limit;
 mod smoothing;

@@ -106,6 +106,13 @@ macro_rules! register_limit_kinds {
                 }
             }
 
+            #[inline]
+            fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.contains(relative, context),)*
+                }
+            }
+
             fn bone_axis(&self) -> Option<glam::Vec3> {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.bone_axis(),)*
