@@ -4,7 +4,7 @@
 use glam::{Quat, Vec3};
 use jointlimits::fit::{FitOptions, ReferenceChoice, ShapeKind, fit_skeleton_limits};
 use jointlimits::shape::KdopDirections;
-use jointlimits::{Motion, SpaceKind};
+use jointlimits::{LimitContext, Motion, RotationLimit, SpaceKind};
 use jointlimits_io::{
     LimitsFileError, parse_limits, read_bvh_file, read_limits_file, write_limits_file,
 };
@@ -273,7 +273,11 @@ fn fitted_reach_cones_are_tighter_than_convex_shapes() {
                 .map(|limit| {
                     let inside = random
                         .iter()
-                        .filter(|&&q| limit.limit_relative(rotation_short(q)).inside)
+                        .filter(|&&q| {
+                            limit
+                                .region
+                                .contains(rotation_short(q), &LimitContext::NONE)
+                        })
                         .count();
                     inside as f64 / random.len() as f64
                 })

@@ -60,11 +60,12 @@ fn mirrored_limits_measure_every_rotation_as_the_partner_measures_its_reflection
                 .unwrap_or_else(|e| panic!("{name} {space:?} {shape}: {e}"));
             assert_eq!(done.len(), pairs.len(), "{name} {shape}");
             // A table's distance is proven within 1e-3 rad of the least (its bounded search),
-            // so two tables may measure one rotation that much apart; other kinds are exact.
-            let precision = if matches!(shape, ShapeKind::Table(_)) {
-                1.2e-3
-            } else {
-                2e-4
+            // a reach cone's within 5e-4 where its twist limits vary, so two of them may
+            // measure one rotation that much apart; other kinds are exact.
+            let precision = match shape {
+                ShapeKind::Table(_) => 1.2e-3,
+                ShapeKind::ReachCone => 6e-4,
+                _ => 2e-4,
             };
             let (mut compared, mut differing, mut worst) = (0, 0, 0.0f32);
             for (left, right) in &done {

@@ -15,8 +15,8 @@ use jointlimits::{JointLimit, LimitContext, LimitRegion, Limiter, RotationLimit}
 
 const NONE: LimitContext = LimitContext::NONE;
 
-/// How far above the brute force a reach cone's answer may be (radians): the known gap of pairing
-/// the nearest direction with its nearest twist when the twist limits vary across the cone (see
+/// How far above the brute force a reach cone's answer may be (radians): where its twist limits
+/// vary, the search in the combined metric proves its answer within 5e-4 rad (see
 /// `docs/limits.md`); cones with the same limits everywhere are held to 1e-4.
 const REACH_CONE_GAP: f64 = 1e-3;
 

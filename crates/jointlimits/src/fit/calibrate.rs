@@ -171,7 +171,7 @@ fn limited_from(limit: &JointLimit, reference: Quat, relative: Quat) -> crate::L
 fn acceptance(limit: &JointLimit, reference: Quat, held_out: &[Quat]) -> (usize, usize) {
     let inside = held_out
         .iter()
-        .filter(|&&q| limited_from(limit, reference, q).inside)
+        .filter(|&&q| limit.contains(reference * q))
         .count();
     (inside, held_out.len())
 }

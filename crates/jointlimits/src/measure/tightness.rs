@@ -98,7 +98,9 @@ fn twist_between_steps<L: RotationLimit>(
     allowed(twist)
 }
 
-/// The twist angles allowed among `steps` evenly spaced ones, and the least-violating one.
+/// The twist angles allowed among `steps` evenly spaced ones, and, when none is, the
+/// least-violating one (the inside test alone decides the count: a kind's nearest answer can
+/// cost a search).
 fn twists_allowed<L: RotationLimit>(
     limit: &L,
     axis: Vec3,
@@ -106,20 +108,30 @@ fn twists_allowed<L: RotationLimit>(
     steps: usize,
     stop_at_first: bool,
 ) -> (usize, f32) {
-    let (mut allowed, mut best, mut best_violation) = (0, 0.0, f32::INFINITY);
+    let mut allowed = 0;
     for step in 0..steps {
-        let twist = twist_at(step, steps);
-        let limited = limit.nearest(pointing(axis, direction, twist), &LimitContext::NONE);
-        if limited.inside {
+        if limit.contains(
+            pointing(axis, direction, twist_at(step, steps)),
+            &LimitContext::NONE,
+        ) {
             allowed += 1;
             if stop_at_first {
                 break;
             }
-        } else if limited.violation < best_violation {
+        }
+    }
+    if allowed > 0 {
+        return (allowed, 0.0);
+    }
+    let (mut best, mut best_violation) = (0.0, f32::INFINITY);
+    for step in 0..steps {
+        let twist = twist_at(step, steps);
+        let limited = limit.nearest(pointing(axis, direction, twist), &LimitContext::NONE);
+        if limited.violation < best_violation {
             (best, best_violation) = (twist, limited.violation);
         }
     }
-    (allowed, best)
+    (0, best)
 }
 
 /// The share of `steps` evenly spaced twists about the unit bone `axis` with which the bone

@@ -22,10 +22,10 @@ use crate::validation::{self, InvalidField};
 ///
 /// Metric: `√(α² + δ²)`, with `α` the angle between the directions and `δ` the twist
 /// difference (best turn). The projection takes the nearest direction `d′` of the cone and the
-/// allowed twist nearest to the input's (over every turn) at `d′`. That is the exact nearest when
-/// the twist limits are the same across the cone or the twist fits at `d′`; where they vary, a
-/// direction with wider limits can be nearer in the sum (a known gap, measured in
-/// `docs/limits.md`).
+/// allowed twist nearest to the input's (over every turn) at `d′`: the exact nearest when the
+/// twist limits are the same across the cone or the twist fits at `d′`. Otherwise a direction
+/// with wider limits can be nearer in the sum, and a search in the combined metric over the
+/// cone's slices finds it (module `combined`, `docs/limits.md`).
 ///
 /// `measured` is `(direction, twist)`: the output's direction (which a stream's boundary search
 /// continues from) and the turn of the input twist used. As in every swing-twist split, the twist
