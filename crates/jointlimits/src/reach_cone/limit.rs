@@ -108,6 +108,7 @@ impl ReachConeLimit {
             (nearest, edge),
             |range| range.measure(twist),
             search,
+            false,
         )
     }
 
@@ -160,7 +161,8 @@ impl ReachConeLimit {
     /// `edge`, with the twist measured against the limits there by `turn`. Within the tolerance
     /// the input stays; otherwise the twist aims inside the limits by their rounding margin
     /// ([`super::ReachCone::twist_limits_on_edge`]), so the answer stays allowed when measured
-    /// again.
+    /// again. A clamped twist, or any twist when `follow_basin`, first asks `search` for an
+    /// answer nearer in the combined metric.
     #[inline(always)]
     fn onto_edge(
         &self,
@@ -169,6 +171,7 @@ impl ReachConeLimit {
         (to, edge): (Vec3, usize),
         measure_at: impl Fn(&TwistRange) -> TwistMeasure,
         search: impl FnOnce(Candidate) -> Option<(Candidate, Turn)>,
+        follow_basin: bool,
     ) -> Limited {
         let (range, margin) = self.cone.twist_limits_on_edge(to, edge);
         let measure = measure_at(&range);
@@ -179,7 +182,7 @@ impl ReachConeLimit {
         {
             return Limited::unchanged(relative, direction.extend(measure.turned));
         }
-        let aimed = if measure.distance == 0.0 {
+        let aimed = if measure.distance == 0.0 && !follow_basin {
             // The twist is kept: only a clamped twist sits on the limits' rounding edge.
             measure.allowed
         } else {
@@ -187,12 +190,16 @@ impl ReachConeLimit {
             if let Some(nearer) = self.nearer_in_sum(relative, (twist, direction), known, search) {
                 return nearer;
             }
-            let margin = margin();
-            let (low, high) = (range.min + margin, range.max - margin);
-            if low <= high {
-                measure.allowed.clamp(low, high)
+            if measure.distance == 0.0 {
+                measure.allowed
             } else {
-                0.5 * (range.min + range.max)
+                let margin = margin();
+                let (low, high) = (range.min + margin, range.max - margin);
+                if low <= high {
+                    measure.allowed.clamp(low, high)
+                } else {
+                    0.5 * (range.min + range.max)
+                }
             }
         };
         self.moved(relative, twist, direction, to, measure.turned, aimed)
@@ -268,12 +275,23 @@ impl RotationLimit for ReachConeLimit {
             Some((found, turn))
         };
         if to != direction {
+            // A stream whose previous answer had its twist clamped sits in a basin of the
+            // combined metric: it stays there (the limiter's margin decides when to leave), even
+            // where the twist would fit at the nearest boundary point.
+            let clamped_before = previous.truncate().try_normalize().is_some_and(|at| {
+                self.cone
+                    .twist_limits(at)
+                    .measure_from(previous.w, previous.w)
+                    .distance
+                    > BOUNDARY_TOLERANCE
+            });
             return self.onto_edge(
                 relative,
                 (twist, direction),
                 (to, slice),
                 |range| range.measure_from(twist, previous.w),
                 from_previous,
+                clamped_before,
             );
         }
         let range = self.cone.twist_limits_in_slice(to, slice);
