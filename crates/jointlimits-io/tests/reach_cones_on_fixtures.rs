@@ -10,6 +10,7 @@ use jointlimits::rotation::swing_and_twist_angle;
 use jointlimits::{JointLimit, LimitContext, LimitRegion, Limiter, RotationLimit, SkeletonLimits};
 use jointlimits_io::{Bvh, read_bvh_file};
 use jointlimits_testdata::fixture;
+use jointlimits_testdata::sphere_search::{fibonacci_directions, least_cost, twist_gap};
 
 /// The joints checked: the ball joints, where fitted cones are widest and their twist limits
 /// vary most.
@@ -29,14 +30,6 @@ fn martial_cones() -> Option<(Bvh, jointlimits::Motion, SkeletonLimits)> {
     Some((bvh, motion, limits))
 }
 
-/// The distance from `twist` (any turn) to `[min, max]`.
-fn twist_gap(twist: f32, min: f32, max: f32) -> f32 {
-    (-3..=3)
-        .map(|k| twist + std::f32::consts::TAU * k as f32)
-        .map(|t| (min - t).max(t - max).max(0.0))
-        .fold(f32::INFINITY, f32::min)
-}
-
 fn cone_of(limit: &JointLimit) -> &jointlimits::reach_cone::ReachConeLimit {
     match &limit.region {
         LimitRegion::ReachCone(cone) => cone,
@@ -48,54 +41,13 @@ fn cone_of(limit: &JointLimit) -> &jointlimits::reach_cone::ReachConeLimit {
 /// 60,000 directions spread evenly over the sphere (a Fibonacci lattice) that the cone holds,
 /// polished by a pattern search.
 fn brute_force(cone: &jointlimits::reach_cone::ReachCone, d: Vec3, twist: f32) -> f32 {
-    let cost = |e: Vec3| {
-        let range = cone.twist_limits(e);
-        let a = d.angle_between(e);
-        (a * a + twist_gap(twist, range.min, range.max).powi(2)).sqrt()
-    };
-    let count = 60_000;
-    let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
-    let (mut at, mut best) = (0..count)
-        .map(|i| {
-            let y = 1.0 - 2.0 * (i as f32 + 0.5) / count as f32;
-            let r = (1.0 - y * y).sqrt();
-            let a = golden * i as f32;
-            Vec3::new(r * a.cos(), y, r * a.sin())
+    least_cost(fibonacci_directions(60_000), |e| {
+        cone.contains(e).then(|| {
+            let range = cone.twist_limits(e);
+            let a = d.angle_between(e);
+            (a * a + twist_gap(twist, range.min, range.max).powi(2)).sqrt()
         })
-        .filter(|&e| cone.contains(e))
-        .map(|e| (e, cost(e)))
-        .fold(
-            (Vec3::Z, f32::INFINITY),
-            |a, b| if b.1 < a.1 { b } else { a },
-        );
-    let mut step = 0.01f32;
-    while step > 1e-6 {
-        let (u, v) = at.any_orthonormal_pair();
-        let mut improved = false;
-        for (x, y) in [
-            (1.0, 0.0),
-            (-1.0, 0.0),
-            (0.0, 1.0),
-            (0.0, -1.0),
-            (0.7, 0.7),
-            (-0.7, 0.7),
-            (0.7, -0.7),
-            (-0.7, -0.7),
-        ] {
-            let e = (at + (u * x + v * y) * step).normalize();
-            if !cone.contains(e) {
-                continue;
-            }
-            let c = cost(e);
-            if c < best {
-                (at, best, improved) = (e, c, true);
-            }
-        }
-        if !improved {
-            step *= 0.5;
-        }
-    }
-    best
+    })
 }
 
 #[test]

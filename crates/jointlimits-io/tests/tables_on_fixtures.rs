@@ -9,6 +9,7 @@ use jointlimits::rotation::swing_and_twist_angle;
 use jointlimits::{LimitContext, LimitRegion, RotationLimit};
 use jointlimits_io::{parse_limits, read_bvh_file};
 use jointlimits_testdata::fixture;
+use jointlimits_testdata::sphere_search::{fibonacci_directions, least_cost, twist_gap};
 
 #[test]
 fn fitted_tables_hold_their_frames_and_agree_with_the_exact_region() {
@@ -143,14 +144,6 @@ fn baked_ellipsoids_reach_cones_and_hulls_agree_within_a_cell() {
     }
 }
 
-/// The twist's distance from `[min, max]` on its nearest turn.
-fn twist_gap(twist: f32, min: f32, max: f32) -> f32 {
-    (-3..=3)
-        .map(|k| twist + std::f32::consts::TAU * k as f32)
-        .map(|t| (min - t).max(t - max).max(0.0))
-        .fold(f32::INFINITY, f32::min)
-}
-
 /// Stateless corrections by tables fitted on real motion are the nearest allowed rotations in
 /// the table's metric `√(α² + δ²)` within 1e-3 rad, on Haar-random rotations and on frames
 /// pushed up to 23° off: checked against a brute force over 150,000 directions spread evenly
@@ -176,18 +169,9 @@ fn fitted_table_corrections_are_the_nearest_allowed_rotation() {
             panic!("{name} is not a table")
         };
         let index = bvh.skeleton.find(name).unwrap();
-        // Allowed directions with their twist ranges, evenly spread (a Fibonacci lattice).
-        let count = 150_000;
-        let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
-        let allowed: Vec<(Vec3, f32, f32)> = (0..count)
-            .filter_map(|i| {
-                let y = 1.0 - 2.0 * (i as f32 + 0.5) / count as f32;
-                let r = (1.0 - y * y).sqrt();
-                let a = golden * i as f32;
-                let d = Vec3::new(r * a.cos(), y, r * a.sin());
-                let values = table.values_at(d);
-                (values.allowed <= 0.0).then_some((d, values.twist.min, values.twist.max))
-            })
+        // Allowed directions, evenly spread (a Fibonacci lattice).
+        let allowed: Vec<Vec3> = fibonacci_directions(150_000)
+            .filter(|&d| table.values_at(d).allowed <= 0.0)
             .collect();
         for k in 0..80 {
             let q = if k % 2 == 0 {
@@ -203,45 +187,14 @@ fn fitted_table_corrections_are_the_nearest_allowed_rotation() {
             }
             let (swing, twist) = swing_and_twist_angle(q, table.twist_axis);
             let d = (swing * table.twist_axis).normalize();
-            let cost = |e: Vec3, min: f32, max: f32| {
-                let a = d.angle_between(e);
-                (a * a + twist_gap(twist, min, max).powi(2)).sqrt()
-            };
-            let (mut at, mut best) = allowed
-                .iter()
-                .map(|&(e, min, max)| (e, cost(e, min, max)))
-                .fold(
-                    (Vec3::Z, f32::INFINITY),
-                    |a, b| if b.1 < a.1 { b } else { a },
-                );
-            let mut step = 0.01f32;
-            while step > 1e-6 {
-                let (u, v) = at.any_orthonormal_pair();
-                let mut improved = false;
-                for (x, y) in [
-                    (1.0, 0.0),
-                    (-1.0, 0.0),
-                    (0.0, 1.0),
-                    (0.0, -1.0),
-                    (0.7, 0.7),
-                    (-0.7, 0.7),
-                    (0.7, -0.7),
-                    (-0.7, -0.7),
-                ] {
-                    let e = (at + (u * x + v * y) * step).normalize();
-                    let values = table.values_at(e);
-                    if values.allowed > 0.0 {
-                        continue;
-                    }
-                    let c = cost(e, values.twist.min, values.twist.max);
-                    if c < best {
-                        (at, best, improved) = (e, c, true);
-                    }
-                }
-                if !improved {
-                    step *= 0.5;
-                }
-            }
+            let best = least_cost(allowed.iter().copied(), |e| {
+                let values = table.values_at(e);
+                (values.allowed <= 0.0).then(|| {
+                    let a = d.angle_between(e);
+                    let gap = twist_gap(twist, values.twist.min, values.twist.max);
+                    (a * a + gap * gap).sqrt()
+                })
+            });
             let gap = answer.violation - best;
             worst = worst.max(gap);
             assert!(

@@ -6,6 +6,8 @@
 
 #![warn(missing_docs)]
 
+pub mod sphere_search;
+
 use std::path::{Path, PathBuf};
 
 /// The fixture folder, or `None` (after printing why) when the data is absent outside CI.
