@@ -240,7 +240,7 @@ fn angle(a: DVec3, b: DVec3) -> f64 {
 /// Everything is decided from dot and triple products of the unit normals: the foot on plane
 /// `j` is `d − nⱼ(nⱼ·d)`, at cosine `√(1 − (nⱼ·d)²)` from `d`, and plane `k` holds it when
 /// `nₖ·d − (nⱼ·d)(nⱼ·nₖ) ≥ 0`; the vertex `±(nⱼ × nₖ)` is held by plane `m` when
-/// `±(nⱼ × nₖ)·nₘ ≥ 0`. Only the winner is built as a vector.
+/// `±(nⱼ × nₖ)·nₘ ≥ 0`. Only the winner is built as a vector, and a held foot ends the search.
 fn nearest_in_polygon(d: DVec3, units: &[DVec3; 5]) -> Option<DVec3> {
     const SLACK: f64 = 1e-12;
     let count = units.len();
@@ -248,24 +248,23 @@ fn nearest_in_polygon(d: DVec3, units: &[DVec3; 5]) -> Option<DVec3> {
     if along.iter().all(|&a| a >= -SLACK) {
         return Some(d);
     }
-    // The best feature so far by its cosine from `d`.
-    let mut best: Option<(f64, DVec3)> = None;
     for j in 0..count {
         // A foot on a plane that `d` does not cross is `d`'s own side: never the nearest.
         if along[j] >= 0.0 {
             continue;
         }
         let cosine = (1.0 - along[j] * along[j]).max(0.0).sqrt();
-        if best.is_some_and(|(c, _)| c >= cosine) {
-            continue;
-        }
         let holds = (0..count).all(|k| {
             k == j || along[k] - along[j] * units[j].dot(units[k]) >= -SLACK * cosine.max(SLACK)
         });
         if holds && cosine > SLACK {
-            best = Some((cosine, d - units[j] * along[j]));
+            // The polygon lies in this plane's half of the sphere, whose nearest point to `d`
+            // is the foot: held by the polygon, it is the polygon's nearest too.
+            return Some((d - units[j] * along[j]).normalize());
         }
     }
+    // No foot is held: the nearest is a vertex. The best so far by its cosine from `d`.
+    let mut best: Option<(f64, DVec3)> = None;
     for j in 0..count {
         for k in j + 1..count {
             // A vertex nearest `d` has `d` beyond one of its edges' planes at least.
