@@ -173,6 +173,17 @@ fn hostile_numbers_are_refused_naming_joint_and_field() {
             "swing: is not symmetric about the swing plane",
         );
     }
+    // A reach cone with a boundary point on its visible point: its slices are slivers whose
+    // twist weights f32 cannot resolve.
+    let mut limits = fitted(&dir, clip, &["--shape", "reach-cone"]);
+    let visible = limits["joints"][0]["region"]["cone"]["visible"].clone();
+    limits["joints"][0]["region"]["cone"]["boundary"][1] = visible;
+    assert_refused(
+        &dir,
+        clip,
+        &limits,
+        "region: boundary point 1 is 0.00e0 rad from the visible point",
+    );
     // A region wholly beyond the rotations (limit-space points of rotations lie within 2π).
     let mut limits = full.clone();
     *limits["joints"][0]

@@ -251,6 +251,15 @@ fn bad_boundaries_are_refused_with_the_reason() {
         ReachCone::new(Vec3::Z, &square, inverted),
         Err(ReachConeError::Twist(_))
     ));
+    // A point nearer the visible point than f32 can resolve its slices' weights.
+    let mut sliver = square.clone();
+    sliver[1] = polar(0.05, 90.0);
+    assert!(matches!(
+        ReachCone::new(Vec3::Z, &sliver, twist),
+        Err(ReachConeError::NearVisible { index: 1, angle }) if angle < 1e-3
+    ));
+    sliver[1] = polar(0.6, 90.0);
+    assert!(ReachCone::new(Vec3::Z, &sliver, twist).is_ok());
     // The antipode of the visible point is never inside.
     let cone = ReachCone::new(Vec3::Z, &square, twist).unwrap();
     assert!(!cone.contains(-Vec3::Z));
