@@ -23,10 +23,12 @@
 //! `slice ∩ {lo ≤ t₂} ∩ {hi ≥ t₁}`, so its distance squared plus the twist's distance from the
 //! interval bounds `φ` below over the interval, and `φ` at the interval's middle bounds the least
 //! cost above. Intervals that cannot beat the best by [`PROOF_TOLERANCE`] are dropped, the others
-//! halved. Golden sections then settle the minimum near the proven one to far below f32
-//! rounding, so the answer moves continuously with the input within a basin. Everything is
+//! halved. A descent from the proven point (doubling steps downhill until the cost rises, then
+//! Brent's method in the bracket) settles its basin's minimum to f32 rounding (2e-8 rad of
+//! twist), so the answer moves continuously with the input within a basin. Everything is
 //! computed in f64: the cost is flat at its minimum, and f32 rounding of it would leave the
-//! minimiser uncertain by about `√(1e-7)`.
+//! minimiser uncertain by about `√(1e-7)`; in f64 the same holds near `√(1e-16)`, which is why
+//! settling further only spends evaluations on rounding.
 
 use std::f64::consts::TAU;
 
@@ -46,7 +48,7 @@ const NARROWEST: f64 = 1e-7;
 const STACK: usize = 64;
 
 /// Where the refinement stops: the minimiser is known to this many radians of twist.
-const SETTLED: f64 = 1e-9;
+const SETTLED: f64 = 2e-8;
 
 /// Steps of the refinement at most (golden sections alone would bring a bracket of 0.2 rad
 /// to `SETTLED` in 40).
@@ -226,6 +228,56 @@ fn brent(f: impl Fn(f64) -> f64, (mut low, mut high): (f64, f64), start: f64) ->
     x
 }
 
+/// The first step of [`descend`] (radians of twist), doubled until the cost rises.
+const FIRST_STEP: f64 = 1e-3;
+
+/// The minimiser of `f` over `[low, high]` in the basin `start` lies in: downhill from `start`
+/// by doubling steps until the cost rises, so the minimum is bracketed in its own basin, then
+/// [`brent`] within that bracket. A minimum at an end of `[low, high]` (a twist limit at a
+/// corner, or the end of the reach) is recognised by the cost rising away from it within
+/// [`SETTLED`], where golden sections would crawl towards it in forty steps.
+fn descend(f: impl Fn(f64) -> f64, (low, high): (f64, f64), start: f64) -> f64 {
+    let x = start.clamp(low, high);
+    let fx = f(x);
+    if fx == f64::INFINITY {
+        // No direction allows the twist at `start` (rounding at a corner's limit): no basin to
+        // follow, so the whole bracket is searched.
+        return brent(&f, (low, high), x);
+    }
+    let probe = |t: f64| {
+        let t = t.clamp(low, high);
+        (t, f(t))
+    };
+    let (up, down) = (probe(x + FIRST_STEP), probe(x - FIRST_STEP));
+    // Downhill along `sign`, from `x` through the first probe on that side.
+    let (sign, mut near) = if up.1 < fx && up.1 <= down.1 {
+        (1.0, up)
+    } else if down.1 < fx {
+        (-1.0, down)
+    } else {
+        // Neither side is lower: the minimum lies within a step of `x`.
+        return brent(&f, (down.0, up.0), x);
+    };
+    let end = if sign > 0.0 { high } else { low };
+    let (mut behind, mut step) = (x, FIRST_STEP);
+    loop {
+        if near.0 == end {
+            // Downhill to the end: the minimum is there when the cost rises away from it.
+            let inside = end - sign * SETTLED;
+            if f(inside) >= near.1 {
+                return end;
+            }
+            return brent(&f, (behind.min(end), behind.max(end)), inside);
+        }
+        step *= 2.0;
+        let far = probe(near.0 + sign * step);
+        if far.1 >= near.1 {
+            return brent(&f, (behind.min(far.0), behind.max(far.0)), near.0);
+        }
+        (behind, near) = (near.0, far);
+    }
+}
+
 /// The angle between unit vectors, accurate at both ends.
 fn angle(a: DVec3, b: DVec3) -> f64 {
     a.cross(b).length().atan2(a.dot(b))
@@ -353,7 +405,7 @@ impl ReachCone {
     }
 
     /// The least cost over slice `slice` for twists in `bracket` (cut to the slice's range),
-    /// searched from `start` ([`brent`]).
+    /// searched from `start` ([`descend`]).
     fn minimise(
         &self,
         slice: usize,
@@ -368,7 +420,7 @@ impl ReachCone {
             return None;
         }
         let phi = |t: f64| Self::cost_at(&s, d, turn, t).map_or(f64::INFINITY, |(c, _)| c);
-        let t = brent(phi, bracket, start);
+        let t = descend(phi, bracket, start);
         let (cost, direction) = Self::cost_at(&s, d, turn, t)?;
         Some(Candidate {
             slice,
