@@ -36,31 +36,26 @@ pub(crate) fn settle_near_half_swing(
         return limited;
     }
     let limited = settle(relative, limited);
-    if !limited.inside && within_tolerance_near_half_swing(relative, axis, swing, twist, violation)
-    {
+    let member = |t: f32| violation(Vec2::from_angle(0.5 * t).rotate(swing), twist + t);
+    if !limited.inside && family_within_tolerance(relative, axis, member) {
         return Limited::unchanged(relative, limited.measured);
     }
     limited
 }
 
-/// Whether some member of the family through the swing-plane point `swing` and twist `twist`
-/// (module docs) within the tolerance of `relative` (twist axis `axis`) has
-/// `violation(swing′, twist′)` within the tolerance.
+/// Whether some member `t` of the family of module docs through `relative` (twist axis `axis`)
+/// that lies within the tolerance of it has `violation(t)` within the tolerance. A kind gives
+/// the violation of its coordinates moved along the family by `t`: the swing (its axis, and so
+/// the swing-plane point or the bone's direction) turned by `t/2` about the twist axis and `t`
+/// added to the twist.
 ///
 /// The window of members within the tolerance can be far narrower than the family's reach (its
 /// width is about the tolerance, the reach the tolerance over `κ`), so the family is sampled
 /// and the best sample's neighbourhood then searched by golden sections.
-fn within_tolerance_near_half_swing(
-    relative: Quat,
-    axis: Vec3,
-    swing: Vec2,
-    twist: f32,
-    violation: impl Fn(Vec2, f32) -> f32,
-) -> bool {
+pub(crate) fn family_within_tolerance(relative: Quat, axis: Vec3, at: impl Fn(f32) -> f32) -> bool {
     let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
     let kappa = (along * along + relative.w * relative.w).sqrt();
     let reach = (BOUNDARY_TOLERANCE / kappa.max(1e-12)).min(std::f32::consts::PI);
-    let at = |t: f32| violation(Vec2::from_angle(0.5 * t).rotate(swing), twist + t);
     let step = reach / SAMPLES as f32;
     let (mut best_t, mut best) = (0.0, at(0.0));
     for k in -(SAMPLES as i32)..=SAMPLES as i32 {

@@ -428,6 +428,11 @@ impl TableLimit {
                 return Limited::unchanged(relative, direction.extend(measure.turned));
             }
         }
+        if near_half_swing(relative, self.twist_axis)
+            && self.allowed_along_half_swing(relative, twist, direction)
+        {
+            return Limited::unchanged(relative, direction.extend(turn(&range).turned));
+        }
         let (start, arc) = if outside_by <= 0.0 {
             (direction, None)
         } else {
@@ -484,6 +489,23 @@ impl TableLimit {
             }
         }
         self.moved(relative, twist, direction, to, measure)
+    }
+
+    /// Whether `relative`, swinging near 180°, lies within the tolerance (as a rotation) of an
+    /// allowed rotation along the family that splits it with another twist
+    /// ([`crate::region::half_swing`]): the bone's direction turned by `t/2` about the twist axis
+    /// and `t` added to the twist. At a swing of exactly 180° every twist splits the rotation, so
+    /// it is allowed where the bone's direction allows any twist.
+    fn allowed_along_half_swing(&self, relative: Quat, twist: f32, direction: Vec3) -> bool {
+        let member = |t: f32| {
+            let turned = Quat::from_axis_angle(self.twist_axis, 0.5 * t) * direction;
+            let Lookup {
+                distance,
+                twist: range,
+            } = self.lookup(self.swing.map.to_square(turned));
+            distance.max(0.0).hypot(range.measure(twist + t).distance)
+        };
+        crate::region::half_swing::family_within_tolerance(relative, self.twist_axis, member)
     }
 
     /// The twist measure of the turned twist `turned` against the range at the allowed
@@ -817,6 +839,57 @@ impl RotationLimit for TableLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rotations_through_a_half_swing_are_allowed_where_any_split_is() {
+        // Bone directions at least 150° from the axis allowed, twist [0.5, 0.6] there. At a
+        // swing of exactly 180° every twist splits the rotation, so every such rotation is
+        // allowed; near it, those within the tolerance of an allowed split are. A sweep of the
+        // swing from 179° to 181° with the twist 0.55 is allowed at every step, exactly 180°
+        // included (its twist coordinate is the rounding's), and comes back unchanged.
+        let axis = Vec3::new(0.3, -0.9, 0.2).normalize();
+        let n = 32;
+        let map = super::super::swing_set::map_around(axis);
+        let values: Vec<TableValues> = (0..(n + 1) * (n + 1))
+            .map(|i| {
+                let p = VertexGrid::vertex_position(n, i % (n + 1), i / (n + 1));
+                let swing = map.to_sphere(p).angle_between(axis);
+                TableValues {
+                    allowed: 150f32.to_radians() - swing,
+                    twist: TwistRange { min: 0.5, max: 0.6 },
+                    stress: 0.0,
+                    break_margin: 0.1,
+                }
+            })
+            .collect();
+        let table = TableLimit::from_values(axis, n, &values);
+        let across = axis.any_orthonormal_vector();
+        let twist = Quat::from_axis_angle(axis, 0.55);
+        for step in -1000..=1000 {
+            let swing = std::f32::consts::PI + step as f32 * 1e-5f32.to_radians() * 100.0;
+            for turn in 0..8 {
+                let about = Quat::from_axis_angle(axis, turn as f32 * 0.8) * across;
+                let q = Quat::from_axis_angle(about, swing) * twist;
+                let answer = table.nearest(q, &LimitContext::NONE);
+                assert!(answer.inside, "swing {swing}, turn {turn}: {answer:?}");
+                assert!(table.contains(q, &LimitContext::NONE));
+            }
+        }
+        // Exactly 180°: any twist.
+        for k in 0..16 {
+            let q = Quat::from_axis_angle(across, std::f32::consts::PI)
+                * Quat::from_axis_angle(axis, k as f32 * 0.4);
+            assert!(
+                table.contains(q, &LimitContext::NONE),
+                "twist {}",
+                k as f32 * 0.4
+            );
+        }
+        // 170° with a twist far out of range stays outside.
+        let q =
+            Quat::from_axis_angle(across, 170f32.to_radians()) * Quat::from_axis_angle(axis, 2.0);
+        assert!(!table.contains(q, &LimitContext::NONE));
+    }
 
     #[test]
     fn stateless_answers_on_tables_of_degenerate_data_beat_a_brute_force() {
