@@ -18,9 +18,9 @@ use crate::validation::{self, InvalidField};
 /// and each angle may be shifted by whole turns; neither depends on the cover of the quaternion.
 /// Metric: the Euclidean distance between Euler triples. The projection takes the triple and
 /// shifts whose per-channel clamp moves least and returns the clamped triple's rotation: the exact
-/// nearest allowed point in Euler coordinates. (At gimbal lock, `b = ±π/2`, only `a ± c` is
-/// defined; the decomposition then puts the whole rotation in `a`.) `measured` is the input's
-/// triple as used, `(a, b, c, 0)`.
+/// nearest allowed point in Euler coordinates. At gimbal lock, `b = ±π/2`, only `a ± c` is
+/// defined, and every triple of that one-parameter family counts: the nearest is taken over all
+/// of them. `measured` is the input's triple as used, `(a, b, c, 0)`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EulerLimit {
     /// The axis order; the angles below are in its channel order.
@@ -30,6 +30,9 @@ pub struct EulerLimit {
     /// The largest angle of each channel, radians.
     pub max: Vec3,
 }
+
+/// Below this `|cos b|` a triple may be at gimbal lock (then checked as a rotation).
+const LOCK_COSINE: f64 = 1e-4;
 
 /// A triple of the input, turned, with its clamp and the squared distance between them.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,6 +69,9 @@ impl EulerLimit {
     }
 
     fn nearest_clamp(&self, relative: Quat) -> Clamped {
+        if let Some(locked) = self.nearest_clamp_at_lock(relative) {
+            return locked;
+        }
         let (lo, hi) = (self.min.as_dvec3(), self.max.as_dvec3());
         let [first, second] = self.triples(relative).map(|t| {
             let mut turned = DVec3::ZERO;
@@ -79,6 +85,67 @@ impl EulerLimit {
         } else {
             first
         }
+    }
+
+    /// At gimbal lock (`b = ±π/2`, within the tolerance as a rotation) every triple
+    /// `(a + s, b, c + σ·s)` gives the rotation (`σ = ±1` by the order and the lock), so the
+    /// nearest allowed triple is the nearest over the whole family, not over the decomposition's
+    /// one (which puts the whole rotation in `a`): `s` is a point on the circle where the first
+    /// channel's range asks `s ∈ [lo_a − a, hi_a − a]` and the third's `σ·s ∈ [lo_c − c,
+    /// hi_c − c]` (modulo 2π); where the two arcs meet, both clamps vanish, and otherwise the
+    /// least of `d_a(s)² + d_c(s)²` lies half-way across the narrower gap between them, where it
+    /// is `gap²/2`. `None` away from the lock.
+    fn nearest_clamp_at_lock(&self, relative: Quat) -> Option<Clamped> {
+        let [t, _] = self.triples(relative);
+        if t.y.cos().abs() > LOCK_COSINE {
+            return None;
+        }
+        let b = std::f64::consts::FRAC_PI_2.copysign(t.y);
+        let locked = |a: f64, c: f64| self.order.to_quat(DVec3::new(a, b, c));
+        if !crate::contract::within_tolerance(relative, locked(t.x, t.z)) {
+            return None;
+        }
+        // The family's sign: the one that keeps the rotation when `a` and `c` move together.
+        let probe = 0.5;
+        let sigma = if locked(t.x + probe, t.z + probe).dot(locked(t.x, t.z)).abs()
+            > locked(t.x + probe, t.z - probe).dot(locked(t.x, t.z)).abs()
+        {
+            1.0
+        } else {
+            -1.0
+        };
+        let (lo, hi) = (self.min.as_dvec3(), self.max.as_dvec3());
+        // The arcs of `s` each outer channel allows, as (start, length) on the circle.
+        let arc_a = (lo.x - t.x, hi.x - lo.x);
+        let arc_c = if sigma > 0.0 {
+            (lo.z - t.z, hi.z - lo.z)
+        } else {
+            (t.z - hi.z, hi.z - lo.z)
+        };
+        let s = if arc_a.1 >= TAU || arc_c.1 >= TAU {
+            // One channel allows every `s`: the other's arc decides.
+            if arc_a.1 >= TAU { arc_c.0 } else { arc_a.0 }
+        } else if (arc_c.0 - arc_a.0).rem_euclid(TAU) <= arc_a.1 {
+            // The arcs overlap where one starts inside the other.
+            arc_c.0
+        } else if (arc_a.0 - arc_c.0).rem_euclid(TAU) <= arc_c.1 {
+            arc_a.0
+        } else {
+            // Gaps from the end of one arc to the start of the other, both ways round.
+            let after_a = (arc_c.0 - (arc_a.0 + arc_a.1)).rem_euclid(TAU);
+            let after_c = (arc_a.0 - (arc_c.0 + arc_c.1)).rem_euclid(TAU);
+            if after_a <= after_c {
+                arc_a.0 + arc_a.1 + 0.5 * after_a
+            } else {
+                arc_c.0 + arc_c.1 + 0.5 * after_c
+            }
+        };
+        let member = DVec3::new(t.x + s, b, t.z + sigma * s);
+        let mut turned = DVec3::ZERO;
+        for k in 0..3 {
+            turned[k] = nearest_turn(member[k], lo[k], hi[k]);
+        }
+        Some(self.clamp(turned))
     }
 
     fn result(&self, relative: Quat, best: Clamped) -> Limited {
@@ -184,5 +251,74 @@ mod tests {
         assert!((nearest_turn(-0.2, 0.0, 1.0) + 0.2).abs() < 1e-12);
         assert!((nearest_turn(3.0, -1.0, 1.0) - 3.0).abs() < 1e-12);
         assert!((nearest_turn(-3.0 + TAU, -1.0, 1.0) + 3.0).abs() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod lock_tests {
+    use super::*;
+
+    /// The least squared clamp distance over every triple of the locked rotation
+    /// `(a, b, c)`, by brute force over the family `(a + s, b, c + σ·s)` (both signs tried: the
+    /// wrong one changes the rotation and is dropped) and the channels' turns.
+    fn brute_force(limit: &EulerLimit, angles: DVec3) -> f64 {
+        let q = limit.order.to_quat(angles);
+        let mut best = f64::INFINITY;
+        for sigma in [1.0, -1.0] {
+            for k in 0..20_000 {
+                let s = -PI + TAU * k as f64 / 20_000.0;
+                let member = DVec3::new(angles.x + s, angles.y, angles.z + sigma * s);
+                if q.dot(limit.order.to_quat(member)).abs() < 1.0 - 1e-6 {
+                    continue;
+                }
+                let mut turned = DVec3::ZERO;
+                for c in 0..3 {
+                    turned[c] = nearest_turn(member[c], limit.min[c].into(), limit.max[c].into());
+                }
+                best = best.min(limit.clamp(turned).squared);
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn at_gimbal_lock_every_triple_of_the_rotation_counts() {
+        let mut random = crate::measure::SeededRandom::new(7);
+        for order in EulerOrder::ALL {
+            for trial in 0..40 {
+                let unit = |random: &mut crate::measure::SeededRandom| random.next_unit() as f32;
+                let low = Vec3::new(-3.0 * unit(&mut random), -0.3, -3.0 * unit(&mut random));
+                let limit = EulerLimit {
+                    order,
+                    min: low,
+                    max: low + Vec3::new(2.5 * unit(&mut random), 2.0, 2.5 * unit(&mut random)),
+                };
+                let b = if trial % 2 == 0 { 1.0 } else { -1.0 } * std::f64::consts::FRAC_PI_2;
+                let angles = DVec3::new(
+                    TAU * random.next_unit() - PI,
+                    b,
+                    TAU * random.next_unit() - PI,
+                );
+                let q = order.to_quat(angles);
+                let expected = brute_force(&limit, angles).sqrt();
+                let answer = limit.nearest(q, &LimitContext::NONE);
+                let violation = if answer.inside { 0.0 } else { answer.violation };
+                assert!(
+                    (f64::from(violation) - expected).abs() < 2e-3,
+                    "{order:?} {angles:?} in {limit:?}: {violation} against {expected}"
+                );
+                assert_eq!(
+                    answer.inside,
+                    expected <= f64::from(BOUNDARY_TOLERANCE) + 1e-3 && violation == 0.0
+                );
+                // The answer is allowed as measured again.
+                assert!(
+                    limit
+                        .nearest(answer.relative, &LimitContext::NONE)
+                        .violation
+                        < 1e-4
+                );
+            }
+        }
     }
 }
