@@ -25,6 +25,10 @@ use crate::space::SpaceKind;
 use crate::table::{OctahedralMap, VertexGrid};
 use crate::validation::{self, InvalidField};
 
+/// How far (radians) the boxes of two vertices that are one parent direction may differ: the
+/// rounding of a stored file, far below any hand edit that matters.
+const FOLD_AGREEMENT: f32 = 1e-4;
+
 /// The grid resolutions a coupled limit may have, cells per side.
 pub const RESOLUTIONS: std::ops::RangeInclusive<usize> = 1..=64;
 
@@ -196,6 +200,20 @@ impl RotationLimit for CoupledLimit {
                 format!("{max} reaches above the independent box's max {outer_max}")
             })?;
         }
+        // The vertices on the map's folded edges, and its four corners, are one parent direction
+        // each: boxes that differ there would make a child's range jump as the parent crosses.
+        for (a, b) in crate::table::swing_set::fold_pairs(resolution) {
+            for (field, values) in [("min", &r.min), ("max", &r.max)] {
+                let gap = values[a].distance(values[b]);
+                validation::require(gap <= FOLD_AGREEMENT, &format!("{field}[{b}]"), || {
+                    format!(
+                        "{} differs from {field}[{a}] by {gap:.3e} rad, but both vertices are one \
+                         parent direction (a fold of the octahedral map): they must agree",
+                        values[b]
+                    )
+                })?;
+            }
+        }
         validation::reaches_rotations("independent", &independent)
     }
 
@@ -260,6 +278,21 @@ mod tests {
 
     fn rotation(v: [f32; 4]) -> Quat {
         Quat::from_array(v).normalize()
+    }
+
+    #[test]
+    fn boxes_that_differ_across_a_fold_of_the_map_are_refused() {
+        // Vertices 0 and 4 of a 4-cell grid are one parent direction (the square's outer edge
+        // folds onto itself): a child's range must not jump as the parent crosses there.
+        let record = CoupledLimit::examples()[0].record().clone();
+        assert!(CoupledLimit::new(record.clone()).is_ok());
+        let mut edited = record.clone();
+        edited.max[4].x = edited.min[4].x + 0.01;
+        let error = CoupledLimit::new(edited).unwrap_err().to_string();
+        assert!(
+            error.contains("max[4]") && error.contains("fold"),
+            "{error}"
+        );
     }
 
     #[test]
