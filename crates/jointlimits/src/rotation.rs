@@ -297,21 +297,30 @@ pub fn rotation_between(from: Vec3, to: Vec3) -> Quat {
 }
 
 /// [`rotation_between`] for unit directions, which it does not normalise again.
+///
+/// The half-way quaternion `(a × b, 1 + a·b)`, normalised, turns by the angle between `a` and
+/// `b` about `a × b`. Near opposite directions two things need care:
+/// - `1 + a·b` cancels; `|a + b|²/2` is the same number for unit vectors, computed from small
+///   components without cancelling.
+/// - `a × b` is short (`sin θ` of the angle `θ` short of a half turn) and carries an absolute
+///   rounding error of about 1e-7, which tilts it out of the plane perpendicular to `a`. Its
+///   component along `a` is removed, so the turn is about an axis perpendicular to `a` whose
+///   azimuth is `b`'s to about `1e-7 / sin θ`: `a` lands on `b` to about 1e-7 however near the
+///   half turn, and the swing's azimuth, which decides the twist of a rotation pointing near
+///   `−a`, is the input's and not an arbitrary one's. Only when `a × b` vanishes (exactly
+///   opposite in f32) is the axis arbitrary.
 #[inline]
 pub fn rotation_between_units(a: Vec3, b: Vec3) -> Quat {
     let cos = a.dot(b);
-    if cos < -1.0 + 1e-6 {
+    let axis = a.cross(b);
+    if cos >= -0.9 {
+        return Quat::from_xyzw(axis.x, axis.y, axis.z, 1.0 + cos).normalize();
+    }
+    let axis = axis - a * a.dot(axis);
+    if axis.length_squared() < 1e-30 {
         return Quat::from_axis_angle(a.any_orthonormal_vector(), std::f32::consts::PI);
     }
-    // The half-way quaternion: (a × b, 1 + a·b) normalised turns by the angle between a and b.
-    // Near opposite directions `1 + a·b` cancels; `|a + b|²/2` is the same number for unit
-    // vectors, computed from small components without cancelling.
-    let axis = a.cross(b);
-    let w = if cos < -0.9 {
-        0.5 * (a + b).length_squared()
-    } else {
-        1.0 + cos
-    };
+    let w = 0.5 * (a + b).length_squared();
     Quat::from_xyzw(axis.x, axis.y, axis.z, w).normalize()
 }
 
@@ -524,6 +533,33 @@ mod tests {
             assert!(q.is_finite());
         }
         assert_eq!(rotation_between(Vec3::ZERO, Vec3::X), Quat::IDENTITY);
+    }
+
+    /// Just short of opposite, the turn is still the shortest arc onto `b` (its axis
+    /// perpendicular to `a`, no twist about `a`), so a rotation pointing the bone near its
+    /// opposite keeps the azimuth, and with it the twist, of the direction asked for.
+    #[test]
+    fn rotation_between_nearly_opposite_directions_lands_on_the_target() {
+        let mut random = crate::measure::SeededRandom::new(3);
+        for _ in 0..2000 {
+            let a = random.direction();
+            let short_of_opposite = 10f32.powf(-7.0 + 5.0 * random.next_unit() as f32);
+            let (e1, e2) = a.any_orthonormal_pair();
+            let around = std::f32::consts::TAU * random.next_unit() as f32;
+            let sideways = e1 * around.cos() + e2 * around.sin();
+            let b = (-a * short_of_opposite.cos() + sideways * short_of_opposite.sin()).normalize();
+            let q = rotation_between_units(a, b);
+            assert!(
+                (q * a - b).length() < 1e-6,
+                "{short_of_opposite}: lands {} from the target",
+                (q * a - b).length()
+            );
+            let twist = Vec3::new(q.x, q.y, q.z).dot(a);
+            assert!(
+                twist.abs() < 1e-6,
+                "{short_of_opposite}: twist part {twist}"
+            );
+        }
     }
 
     #[test]

@@ -60,6 +60,14 @@ const SMALLEST_OUTSIDE: f32 = 2.0 * TAU / 65535.0;
 /// How far past the boundary point an outside vertex's twist range is read, radians.
 const NUDGE: f32 = 1e-3;
 
+/// How far from the direction opposite the axis a corner's twist runs are read, radians, or a
+/// quarter of the corner cell's diagonal where that is shorter. Nearer, the reading suffers
+/// twice: a limit allows every member of the family of splits of a near-180° swing within its
+/// tolerance, which widens the twist range read at angle `θ` by about `2·10⁻⁵/θ`; and the
+/// swing's azimuth, which sets the twist, is carried to only about `10⁻⁷/θ` in f32. Farther,
+/// the corner takes the value of a direction farther from its own.
+const CORNER_READ: f32 = 0.01;
+
 /// Why a limit cannot be baked.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BakeError {
@@ -309,11 +317,13 @@ pub fn bake<L: RotationLimit + Sync>(
     }
     let inside: Vec<bool> = runs.iter().map(|r| !r.is_empty()).collect();
     // The corners point the bone against its axis, where the twist of one rotation depends on
-    // the side it is approached from: each corner takes the ranges its own cell sees, read a
-    // hundredth of a cell inside.
+    // the side it is approached from: each corner takes the ranges its own cell sees, read on
+    // the cell's diagonal (a step of `f/n` towards the centre in each coordinate is `2√2·f/n`
+    // radians from the corner's direction).
+    let corner_step = (CORNER_READ / (2.0 * std::f32::consts::SQRT_2)).min(0.5 / n as f32);
     for corner in [0, n, n * side, n * side + n] {
         let p = VertexGrid::vertex_position(n, corner % side, corner / side);
-        let nudged = pointing.twist_runs(map.to_sphere(p * (1.0 - 0.01 / n as f32)));
+        let nudged = pointing.twist_runs(map.to_sphere(p * (1.0 - corner_step)));
         if inside[corner] && !nudged.is_empty() {
             runs[corner] = nudged;
         }
@@ -601,8 +611,9 @@ pub struct BakeReport {
     /// Rotations tested in the antipode zone: the bone within [`ANTIPODE_ZONE`] of pointing
     /// against its axis, where a twist about the axis winds twice round the antipode and a
     /// table's twist ranges are hardest to interpolate. Random rotations almost never land
-    /// there, so these are drawn there on purpose (a tenth as many as `rotations`), together
-    /// with the random ones that do.
+    /// there, so these are drawn there on purpose (a tenth as many as `rotations`, half of them
+    /// within the corner cells, half with a twist the limit allows), together with the random
+    /// ones that do.
     pub antipode_rotations: usize,
     /// Of them, those the table and the limit disagree on.
     pub antipode_disagreeing: usize,
@@ -731,6 +742,13 @@ fn compare<L: RotationLimit + Sync>(
     };
     let zone_samples = samples / 10;
     let (e1, e2) = antipode.any_orthonormal_pair();
+    let runs_of = Pointing {
+        limit,
+        axis: table.twist_axis,
+    };
+    // A corner cell reaches `4√2/n` radians from the antipode along its diagonal (a square
+    // step of `2/n` in each coordinate).
+    let corner_cap = 4.0 * std::f32::consts::SQRT_2 / table.resolution() as f32;
     let rotations = (0..(samples + zone_samples).div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
@@ -740,12 +758,33 @@ fn compare<L: RotationLimit + Sync>(
                 let q = if i < samples {
                     random.rotation()
                 } else {
-                    // Uniform over the zone's cap of directions, any twist.
-                    let cos = 1.0 - random.next_unit() as f32 * (1.0 - ANTIPODE_ZONE.cos());
+                    // Uniform over the zone's cap of directions, or every other one over the
+                    // cap the corner cells cover; any twist, or every other one within a run
+                    // the limit allows there (a narrow range is otherwise almost never hit).
+                    let cap = if i % 2 == 0 {
+                        ANTIPODE_ZONE
+                    } else {
+                        corner_cap
+                    };
+                    let cos = 1.0 - random.next_unit() as f32 * (1.0 - cap.cos());
                     let sin = (1.0 - cos * cos).max(0.0).sqrt();
                     let around = TAU * random.next_unit() as f32;
                     let d = antipode * cos + (e1 * around.cos() + e2 * around.sin()) * sin;
-                    pointing(table.twist_axis, d, TAU * random.next_unit() as f32 - PI)
+                    let any = TAU * random.next_unit() as f32 - PI;
+                    let runs = if (i / 2) % 2 == 0 {
+                        Vec::new()
+                    } else {
+                        runs_of.twist_runs(d)
+                    };
+                    let twist = match runs.as_slice() {
+                        [] => any,
+                        runs => {
+                            let run = runs
+                                [(random.next_unit() * runs.len() as f64) as usize % runs.len()];
+                            run.min + (run.max - run.min) * random.next_unit() as f32
+                        }
+                    };
+                    pointing(table.twist_axis, d, twist)
                 };
                 add(&mut tally, q);
             }
@@ -893,6 +932,41 @@ mod tests {
     fn baked_reach_cones_agree_within_a_cell() {
         for cone in ReachConeLimit::examples() {
             baked_agrees(&cone, cone.twist_axis, 64, 1.0);
+        }
+    }
+
+    /// A cone allowing every direction, the far side included, with a narrow twist range: at a
+    /// swing near 180° the twist of one rotation hangs on the swing's azimuth, which the corner
+    /// vertices used to read where f32 could not carry it (and the rotation from the axis to a
+    /// direction that near its opposite turned about an arbitrary axis). A 32² table refused 45%
+    /// of the cone's rotations swinging more than 178°.
+    #[test]
+    fn a_cone_over_the_far_pole_bakes_its_own_twist_there() {
+        use crate::authored::ConeLimit;
+        let axis = Vec3::new(-0.998, -0.0606, 0.0173).normalize();
+        let twist = TwistRange { min: 0.5, max: 0.6 };
+        let cone = ConeLimit {
+            twist_axis: axis,
+            max_swing: PI,
+            twist,
+        };
+        for resolution in [8, 32, 256] {
+            let table = bake(&cone, axis, resolution).unwrap();
+            let report = disagreement(&cone, &table, axis, 20_000, 3);
+            assert_eq!(report.antipode_disagreeing, 0, "{resolution}: {report:?}");
+            let mut random = SeededRandom::new(5);
+            let (e1, _) = axis.any_orthonormal_pair();
+            for _ in 0..5_000 {
+                let swing = PI - random.next_unit() as f32 * 2f32.to_radians();
+                let about = Quat::from_axis_angle(axis, TAU * random.next_unit() as f32) * e1;
+                let turn = twist.min + (twist.max - twist.min) * random.next_unit() as f32;
+                let q = Quat::from_axis_angle(about, swing) * Quat::from_axis_angle(axis, turn);
+                assert!(cone.contains(q, &LimitContext::NONE));
+                assert!(
+                    table.contains(q, &LimitContext::NONE),
+                    "{resolution}: swing {swing}, twist {turn} refused"
+                );
+            }
         }
     }
 
