@@ -38,16 +38,16 @@ pub fn run(
         )
     })?;
     limiter = limiter.with_path_aware(path_aware);
+    if path_aware {
+        note_joints_without_path_aware_correction(&limits.joints);
+    }
     let mut motion = clips.motions[0].clone();
     let joint_count = motion.joint_count;
-    let (mut corrections, mut frames_changed) = (0usize, 0usize);
     let progress = Progress::bar("limiting", motion.frame_count() as u64, "frames");
     for frame in 0..motion.frame_count() {
         progress.step();
         let rotations = &mut motion.rotations[frame * joint_count..(frame + 1) * joint_count];
-        let outside = limiter.limit_pose(rotations);
-        corrections += outside;
-        frames_changed += usize::from(outside > 0);
+        limiter.limit_pose(rotations);
     }
     drop(progress);
     let limits: Vec<_> = (0..joint_count).map(|j| limiter.joint_limit(j)).collect();
@@ -55,6 +55,16 @@ pub fn run(
     let (bvh, written) = clips.files[0].with_allowed_motion(&motion, &limits)?;
     write_bvh_file(out, &bvh)?;
     drop(writing);
+    // Counted in what was written: a joint without rotation channels (or a change below the
+    // text's precision) changes nothing in the file, whatever the limiter asked for.
+    let (mut corrections, mut frames_changed) = (0usize, 0usize);
+    for frame in 0..bvh.frame_count() {
+        let changed = (0..joint_count)
+            .filter(|&joint| bvh.transform(frame, joint) != clips.files[0].transform(frame, joint))
+            .count();
+        corrections += changed;
+        frames_changed += usize::from(changed > 0);
+    }
     println!(
         "limited {}: {} of {} frames changed, {} joint corrections; wrote {}",
         input.display(),
@@ -71,6 +81,35 @@ pub fn run(
         );
     }
     Ok(())
+}
+
+/// Tells the user which limited joints `--path-aware` leaves to the nearest allowed rotation:
+/// only lookup tables stop where the motion first meets the boundary.
+fn note_joints_without_path_aware_correction(joints: &[jointlimits::JointLimit]) {
+    let others: Vec<&str> = joints
+        .iter()
+        .filter(|joint| !joint.corrects_path_aware())
+        .map(|joint| joint.joint.as_str())
+        .collect();
+    if others.is_empty() {
+        return;
+    }
+    let named = others
+        .iter()
+        .take(5)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = if others.len() > 5 {
+        format!(" and {} more", others.len() - 5)
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "note: --path-aware corrects lookup tables only; {} of {} limited joints ({named}{more}) are of other kinds and take the nearest allowed rotation (bake them into tables with `jointlimits bake` to correct them along the path)",
+        others.len(),
+        joints.len()
+    );
 }
 
 /// Parses `FALLOFF,RADIUS` (per radian, radians).

@@ -150,7 +150,34 @@ fn apply_rewrites_only_the_joints_it_corrects_on_the_input_s_own_branch() {
 
     let (input, output) = (MotionText::read(&clip), MotionText::read(&out));
     let changed = changed_joint_frames(&input, &output);
-    assert_eq!(changed.len(), corrections, "only corrected joints change");
+    assert_eq!(changed.len(), corrections, "the report counts what changed");
+    // Exactly the joint-frames `check` finds outside change.
+    let checked = jointlimits(&[
+        "check",
+        limits_s,
+        clip.to_str().unwrap(),
+        "--tolerance",
+        "0",
+    ]);
+    let table = String::from_utf8_lossy(&checked.stdout).into_owned();
+    let outside: usize = table
+        .lines()
+        .skip_while(|line| !line.starts_with("joint "))
+        .skip(1)
+        .take_while(|line| !line.starts_with("overall:"))
+        .map(|line| {
+            line.split_whitespace()
+                .nth(1)
+                .unwrap()
+                .parse::<usize>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(
+        changed.len(),
+        outside,
+        "only joints outside change: {table}"
+    );
     let degrees =
         |tokens: &[String]| -> Vec<f64> { tokens.iter().map(|t| t.parse().unwrap()).collect() };
     for &(frame, joint) in &changed {
@@ -460,4 +487,42 @@ fn softened_output_reads_back_within_the_radius() {
         ]);
         assert!(report.contains("400 of 400 frames"), "{soften}: {report}");
     }
+}
+
+/// A limited joint without rotation channels cannot change in the file, so `apply` does not
+/// count it as changed (it reported every frame changed while writing the clip unchanged).
+#[test]
+fn joints_without_rotation_channels_are_not_counted_as_changed() {
+    let dir = scratch("no-channels");
+    let clip = dir.join("clip.bvh");
+    let mut text = String::from(
+        "HIERARCHY\nROOT Hips\n{\n\tOFFSET 0 0 0\n\tCHANNELS 3 Zrotation Xrotation Yrotation\n\
+         \tJOINT Fixed\n\t{\n\t\tOFFSET 0 1 0\n\t\tCHANNELS 0\n\
+         \t\tEnd Site\n\t\t{\n\t\t\tOFFSET 0 1 0\n\t\t}\n\t}\n}\nMOTION\nFrames: 10\nFrame Time: 0.01\n",
+    );
+    for frame in 0..10 {
+        text.push_str(&format!("{} 0 0\n", frame));
+    }
+    std::fs::write(&clip, &text).unwrap();
+    // A hinge that refuses the identity, the only rotation the channel-less joint has.
+    let limits = dir.join("limits.json");
+    std::fs::write(
+        &limits,
+        r#"{"format": "jointlimits", "version": 1, "joints": [{"joint": "Fixed", "reference": [0, 0, 0, 1], "region": {"space": "hinge", "axis": [1, 0, 0], "min": 0.5, "max": 1.0}}]}"#,
+    )
+    .unwrap();
+    let out = dir.join("out.bvh");
+    let report = succeed(&[
+        "apply",
+        limits.to_str().unwrap(),
+        clip.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        report.contains("0 of 10 frames changed, 0 joint corrections"),
+        "{report}"
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), text);
+    std::fs::remove_dir_all(dir).unwrap();
 }

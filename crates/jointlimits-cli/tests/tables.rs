@@ -253,3 +253,51 @@ fn lod_prints_every_coarser_level_and_writes_the_one_asked_for() {
     assert!(!output.status.success());
     assert!(stderr(&output).contains("--out"), "{}", stderr(&output));
 }
+
+/// `--path-aware` corrects tables only: on limits of another kind, `apply` says which joints
+/// take the nearest allowed rotation instead (it used to ignore the flag silently there).
+#[test]
+fn path_aware_apply_names_the_joints_it_cannot_correct_along_the_path() {
+    let dir = scratch("path-aware");
+    let (baked, _) = baked_cone(&dir, 16, 2000);
+    let source = dir.join("cone.json");
+    let clip = dir.join("sweep.bvh");
+    let mut text = String::from(
+        "HIERARCHY\nROOT joint\n{\n\tOFFSET 0 0 0\n\tCHANNELS 3 Zrotation Xrotation Yrotation\n\
+         \tEnd Site\n\t{\n\t\tOFFSET 0 1 0\n\t}\n}\nMOTION\nFrames: 60\nFrame Time: 0.01\n",
+    );
+    for frame in 0..60 {
+        text.push_str(&format!("{} 10 0\n", 2.0 * frame as f32));
+    }
+    std::fs::write(&clip, text).unwrap();
+    let out = dir.join("out.bvh");
+    for (limits, noted) in [(&source, true), (&baked, false)] {
+        let run = jointlimits(&[
+            "apply",
+            limits.to_str().unwrap(),
+            clip.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--path-aware",
+        ]);
+        let said = stderr(&run);
+        assert!(run.status.success(), "{said}");
+        assert_eq!(
+            said.contains(
+                "--path-aware corrects lookup tables only; 1 of 1 limited joints (joint)"
+            ),
+            noted,
+            "{}: {said}",
+            limits.display()
+        );
+        let check = jointlimits(&[
+            "check",
+            limits.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--tolerance",
+            "0",
+        ]);
+        assert!(check.status.success(), "{}", stderr(&check));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

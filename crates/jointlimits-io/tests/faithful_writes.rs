@@ -144,3 +144,86 @@ fn no_non_finite_number_is_ever_written() {
         "{error}"
     );
 }
+
+/// Joints with two rotation channels under hinges about axes those channels cannot turn about:
+/// nothing they express is allowed, and the writer leaves the least violation they can reach (a
+/// brute force over the channels' angles), not merely the best of its projections (once 7.99°
+/// where 0.70° was reachable).
+#[test]
+fn channels_expressing_nothing_allowed_get_the_least_violation_they_can_reach() {
+    use glam::{Quat, Vec3};
+    use jointlimits::JointLimit;
+    use jointlimits::authored::HingeLimit;
+    use jointlimits::measure::SeededRandom;
+    use jointlimits::region::LimitRegion;
+    let mut random = SeededRandom::new(17);
+    let pairs = [("X", "Z"), ("Z", "Y"), ("Y", "X"), ("X", "Y")];
+    let mut worst_excess = 0.0f32;
+    for case in 0..24 {
+        let (first, second) = pairs[case % pairs.len()];
+        let text = format!(
+            "HIERARCHY\nROOT Hips\n{{\n\tOFFSET 0 0 0\n\tCHANNELS 3 Zrotation Xrotation Yrotation\n\
+             \tJOINT Ankle\n\t{{\n\t\tOFFSET 0 -10 0\n\t\tCHANNELS 2 {first}rotation {second}rotation\n\
+             \t\tEnd Site\n\t\t{{\n\t\t\tOFFSET 0 0 3\n\t\t}}\n\t}}\n}}\nMOTION\nFrames: 1\nFrame Time: 0.01\n\
+             0 0 0 10 20\n"
+        );
+        let bvh = parse_bvh(&text).unwrap();
+        let about = |name: &str, degrees: f32| {
+            let axis = match name {
+                "X" => Vec3::X,
+                "Y" => Vec3::Y,
+                _ => Vec3::Z,
+            };
+            Quat::from_axis_angle(axis, degrees.to_radians())
+        };
+        let expressed = |a: f32, b: f32| about(first, a) * about(second, b);
+        let axis = random.direction();
+        let min = -180.0 + 300.0 * random.next_unit() as f32;
+        let max = min + 5.0 + 55.0 * random.next_unit() as f32;
+        let limit = JointLimit {
+            joint: "Ankle".into(),
+            reference: Quat::IDENTITY,
+            region: LimitRegion::Hinge(HingeLimit {
+                axis,
+                min: min.to_radians(),
+                max: max.to_radians(),
+            }),
+            softening: None,
+        };
+        let asked = min + (max - min) * random.next_unit() as f32;
+        let mut motion = bvh.to_motion();
+        motion.rotations[1] = Quat::from_axis_angle(axis, asked.to_radians());
+        let (written, report) = bvh
+            .with_allowed_motion(&motion, &[None, Some(&limit)])
+            .unwrap();
+        let left = limit.violation(written.transform(0, 1).0);
+        // Brute force: a 0.5° grid over both angles, then a 0.01° grid around its best.
+        let violation = |a: f32, b: f32| limit.violation(expressed(a, b));
+        let mut best = (f32::INFINITY, 0.0, 0.0);
+        for i in 0..720 {
+            for j in 0..720 {
+                let (a, b) = (-180.0 + 0.5 * i as f32, -180.0 + 0.5 * j as f32);
+                let v = violation(a, b);
+                if v < best.0 {
+                    best = (v, a, b);
+                }
+            }
+        }
+        let (coarse_a, coarse_b) = (best.1, best.2);
+        for i in 0..=100 {
+            for j in 0..=100 {
+                let a = coarse_a - 0.5 + 0.01 * i as f32;
+                let b = coarse_b - 0.5 + 0.01 * j as f32;
+                best.0 = best.0.min(violation(a, b));
+            }
+        }
+        worst_excess = worst_excess.max(left - best.0);
+        assert!(
+            left <= best.0 + 1e-4,
+            "{first}{second}, hinge about {axis} over [{min}°, {max}°]: written {left} rad outside, {} reachable",
+            best.0
+        );
+        assert_eq!(report.worst_violation, left, "{report:?}");
+    }
+    eprintln!("largest excess over the brute force: {worst_excess:e} rad");
+}

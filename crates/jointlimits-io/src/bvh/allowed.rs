@@ -168,7 +168,10 @@ impl Bvh {
     /// For a joint with one or two rotation channels whose rotation still reads back outside:
     /// searches everything the channels can express (a grid of [`GRID_STEP_DEGREES`], then
     /// refined) for the allowed rotation nearest the one asked for, and writes it if there is one.
-    /// Returns the violation left (0 when found; unchanged for three channels or none found).
+    /// Where no grid point is allowed, it descends on the violation from the grid point of least
+    /// violation: an allowed set thinner than the grid is found that way, and where the channels
+    /// express nothing allowed, the least violation they can reach is written.
+    /// Returns the violation left (unchanged for three channels, or when nothing better is found).
     fn search_expressible(
         &mut self,
         frame: usize,
@@ -186,28 +189,65 @@ impl Bvh {
         if rotation_slots.is_empty() || rotation_slots.len() > 2 {
             return violation;
         }
+        let slots = rotation_slots.as_slice();
         let wanted = judge.limit(self.transform(frame, joint).0);
         let kept = self.values[at..at + self.channels[joint].len()].to_vec();
-        // The allowed grid point nearest the wanted rotation (angles of channels past the first
-        // one or two stay 0 and unused), then a pattern search that stays allowed and halves its
-        // step down to f32's resolution.
-        let n = rotation_slots.len();
+        // Angles of channels past the first one or two stay 0 and unused.
+        let n = slots.len();
         let steps = (360.0 / GRID_STEP_DEGREES) as usize;
         let grid_angle = |index: usize| -180.0 + (index % steps) as f32 * GRID_STEP_DEGREES;
-        let mut best: Option<(f32, [f32; 2])> = None;
+        let mut nearest_allowed: Option<(f32, [f32; 2])> = None;
+        let mut least_outside = (f32::INFINITY, [0.0; 2]);
         for k in 0..steps.pow(n as u32) {
             let angles = [grid_angle(k), grid_angle(k / steps)];
-            if let Some(distance) =
-                self.allowed_distance(frame, joint, &rotation_slots, &angles[..n], judge, wanted)
-                && best.is_none_or(|b| distance < b.0)
-            {
-                best = Some((distance, angles));
+            let (rotation, outside_by) = self.express(frame, joint, slots, angles, judge);
+            if outside_by > 0.0 {
+                if outside_by < least_outside.0 {
+                    least_outside = (outside_by, angles);
+                }
+                continue;
+            }
+            let distance = rotation.angle_between(wanted);
+            if nearest_allowed.is_none_or(|b| distance < b.0) {
+                nearest_allowed = Some((distance, angles));
             }
         }
-        let Some((mut distance, mut angles)) = best else {
-            self.values[at..at + kept.len()].copy_from_slice(&kept);
-            return violation;
+        let start = match nearest_allowed {
+            Some(found) => found,
+            None => {
+                let (least, angles) = self.pattern_search(least_outside, n, |this, trial| {
+                    Some(this.express(frame, joint, slots, trial, judge).1)
+                });
+                if least > 0.0 {
+                    if least < violation {
+                        self.set_angles(slots, angles);
+                        return judge.violation(self.transform(frame, joint).0);
+                    }
+                    self.values[at..at + kept.len()].copy_from_slice(&kept);
+                    return violation;
+                }
+                let rotation = self.express(frame, joint, slots, angles, judge).0;
+                (rotation.angle_between(wanted), angles)
+            }
         };
+        let (_, angles) = self.pattern_search(start, n, |this, trial| {
+            let (rotation, outside_by) = this.express(frame, joint, slots, trial, judge);
+            (outside_by == 0.0).then(|| rotation.angle_between(wanted))
+        });
+        self.set_angles(slots, angles);
+        judge.violation(self.transform(frame, joint).0)
+    }
+
+    /// From `start` (a value and the first `n` angles, degrees), a pattern search lowering
+    /// `value` (`None`: not acceptable), halving its step from half the grid's down to f32's
+    /// resolution of the angles. Returns the lowest value found and its angles.
+    fn pattern_search(
+        &mut self,
+        start: (f32, [f32; 2]),
+        n: usize,
+        mut value: impl FnMut(&mut Self, [f32; 2]) -> Option<f32>,
+    ) -> (f32, [f32; 2]) {
+        let (mut best, mut angles) = start;
         let mut step = GRID_STEP_DEGREES / 2.0;
         while step > 1e-4 {
             let mut improved = false;
@@ -215,16 +255,10 @@ impl Bvh {
                 for sign in [-1.0, 1.0] {
                     let mut trial = angles;
                     trial[k] += sign * step;
-                    if let Some(d) = self.allowed_distance(
-                        frame,
-                        joint,
-                        &rotation_slots,
-                        &trial[..n],
-                        judge,
-                        wanted,
-                    ) && d < distance
+                    if let Some(v) = value(self, trial)
+                        && v < best
                     {
-                        (distance, angles, improved) = (d, trial, true);
+                        (best, angles, improved) = (v, trial, true);
                     }
                 }
             }
@@ -232,27 +266,28 @@ impl Bvh {
                 step /= 2.0;
             }
         }
-        for (&slot, &angle) in rotation_slots.iter().zip(&angles) {
-            self.values[slot] = angle;
-        }
-        judge.violation(self.transform(frame, joint).0)
+        (best, angles)
     }
 
-    /// With the rotation channels at `slots` set to `angles` (degrees): the angle between the
-    /// rotation they express and `wanted`, if it is allowed.
-    fn allowed_distance(
+    /// Sets the rotation channels at `slots` to the first angles of `angles` (degrees).
+    fn set_angles(&mut self, slots: &[usize], angles: [f32; 2]) {
+        for (&slot, &angle) in slots.iter().zip(&angles) {
+            self.values[slot] = angle;
+        }
+    }
+
+    /// With the rotation channels at `slots` set to `angles`: the rotation they express, read
+    /// back as a reader will, and its violation.
+    fn express(
         &mut self,
         frame: usize,
         joint: usize,
         slots: &[usize],
-        angles: &[f32],
+        angles: [f32; 2],
         judge: &Judge,
-        wanted: Quat,
-    ) -> Option<f32> {
-        for (&slot, &angle) in slots.iter().zip(angles) {
-            self.values[slot] = angle;
-        }
+    ) -> (Quat, f32) {
+        self.set_angles(slots, angles);
         let rotation = self.transform(frame, joint).0;
-        (judge.violation(rotation) == 0.0).then(|| rotation.angle_between(wanted))
+        (rotation, judge.violation(rotation))
     }
 }
