@@ -394,3 +394,44 @@ fn cones_survive_a_round_trip_through_json_and_rotation() {
         assert_eq!(cone.contains(d), turned.contains(turn * d), "{d}");
     }
 }
+
+/// A cone holding the direction opposite its twist axis: at a swing of exactly 180° every twist
+/// splits the rotation, so such a rotation is allowed whatever its own split's twist, and near
+/// it whatever lies within the tolerance (as a rotation) along the family of splits. Before, a
+/// sweep through 180° was refused at its middle frame and the projection moved it by up to the
+/// twist's distance to the range.
+#[test]
+fn rotations_through_a_half_swing_are_allowed_where_any_split_is() {
+    use glam::Quat;
+    use jointlimits::reach_cone::ReachConeLimit;
+    use jointlimits::{LimitContext, RotationLimit};
+    let none = LimitContext::NONE;
+    // The visible point +Z is the twist axis's opposite.
+    let limit = ReachConeLimit {
+        twist_axis: -Vec3::Z,
+        cone: concave_cone(),
+    };
+    let mut random = Random(SplitMix(41));
+    for _ in 0..200 {
+        let around = random.next() * std::f32::consts::PI;
+        let across = Vec3::new(around.cos(), around.sin(), 0.0);
+        // Every twist, the visible point's range [−1.4, 1.4] included or not.
+        let twist = random.next() * std::f32::consts::PI;
+        for short in [0.0, 1e-7, 1e-6] {
+            let q = Quat::from_axis_angle(across, std::f32::consts::PI - short)
+                * Quat::from_axis_angle(-Vec3::Z, twist);
+            assert!(
+                limit.contains(q, &none),
+                "twist {twist}, {short} short of 180°"
+            );
+            let nearest = limit.nearest(q, &none);
+            assert!(nearest.inside && nearest.relative == q);
+            let continuing = limit.nearest_continuing(q, Vec3::Z.extend(0.0), &none);
+            assert!(continuing.inside && continuing.relative == q);
+        }
+    }
+    // Farther from 180° the family reaches less far than the twist's miss: refused.
+    let q = Quat::from_axis_angle(Vec3::X, std::f32::consts::PI - 0.05)
+        * Quat::from_axis_angle(-Vec3::Z, 3.0);
+    assert!(!limit.contains(q, &none));
+}

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::combined::{Candidate, Turn};
 use super::{ReachCone, TwistRange};
-use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
+use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing};
 use crate::direction_twist;
 use crate::space::SpaceKind;
 use crate::twist::TwistMeasure;
@@ -86,6 +86,9 @@ impl ReachConeLimit {
             if measure.distance <= BOUNDARY_TOLERANCE {
                 return Limited::unchanged(relative, direction.extend(measure.turned));
             }
+            if self.allowed_along_half_swing(relative, twist, direction) {
+                return Limited::unchanged(relative, direction.extend(measure.turned));
+            }
             let known = self.known(direction, direction, slice, measure);
             if let Some(nearer) = self.nearer_in_sum(relative, (twist, direction), known, search) {
                 return nearer;
@@ -99,6 +102,9 @@ impl ReachConeLimit {
                 measure.allowed,
             );
         }
+        if self.allowed_along_half_swing(relative, twist, direction) {
+            return Limited::unchanged(relative, direction.extend(twist));
+        }
         let (nearest, edge) = self.cone.nearest_on_boundary(direction);
         // A point of edge `i` lies in slice `i` (at a corner, in both slices that share it,
         // where the limits agree).
@@ -110,6 +116,31 @@ impl ReachConeLimit {
             search,
             false,
         )
+    }
+
+    /// Whether `relative`, swinging near 180°, lies within the tolerance (as a rotation) of an
+    /// allowed rotation along the family that splits it with another twist
+    /// ([`crate::region::half_swing`]): the bone's direction turned by `t/2` about the twist axis
+    /// and `t` added to the twist. At a swing of exactly 180° every twist splits the rotation, so
+    /// it is allowed where the cone holds the bone's direction with any twist. A member outside
+    /// the cone is scored at its nearest boundary point (a bound from above: enough to accept).
+    fn allowed_along_half_swing(&self, relative: Quat, twist: f32, direction: Vec3) -> bool {
+        if !near_half_swing(relative, self.twist_axis) {
+            return false;
+        }
+        let member = |t: f32| {
+            let turned = Quat::from_axis_angle(self.twist_axis, 0.5 * t) * direction;
+            let slice = self.cone.slice_of(turned);
+            let (at, slice, swing) = if self.cone.inside_slice(turned, slice) {
+                (turned, slice, 0.0)
+            } else {
+                let (at, edge) = self.cone.nearest_on_boundary(turned);
+                (at, edge, direction_twist::angle(turned, at))
+            };
+            let range = self.cone.twist_limits_in_slice(at, slice);
+            f32::hypot(swing, range.measure(twist + t).distance)
+        };
+        crate::region::half_swing::family_within_tolerance(relative, self.twist_axis, member)
     }
 
     /// The answer already at hand, as a candidate of the search in the combined metric: the
@@ -251,7 +282,21 @@ impl RotationLimit for ReachConeLimit {
             twist = previous.w;
         }
         let slice = self.cone.slice_of(direction);
-        let (to, slice) = if self.cone.inside_slice(direction, slice) {
+        let inside_direction = self.cone.inside_slice(direction, slice);
+        if !(inside_direction
+            && self
+                .cone
+                .twist_limits_in_slice(direction, slice)
+                .measure_from(twist, previous.w)
+                .distance
+                <= BOUNDARY_TOLERANCE)
+            && self.allowed_along_half_swing(relative, twist, direction)
+        {
+            let turned = twist
+                + std::f32::consts::TAU * ((previous.w - twist) / std::f32::consts::TAU).round();
+            return Limited::unchanged(relative, direction.extend(turned));
+        }
+        let (to, slice) = if inside_direction {
             (direction, slice)
         } else {
             let start = self.cone.slice_of(previous.truncate());
