@@ -970,6 +970,32 @@ mod tests {
         }
     }
 
+    /// Wide ranges, whose twist runs unwrapped across the table reach past the channels' span
+    /// of ±2π near the direction opposite the axis: the table stores each such range on a turn
+    /// within the span, fold partners agreeing modulo whole turns, so the file it writes loads
+    /// (an Euler range as wide as this one used to bake into files refused on reading, a fold
+    /// partner's minimum clamped to −2π).
+    #[test]
+    fn wide_ranges_bake_into_tables_that_load() {
+        use crate::authored::EulerLimit;
+        use crate::euler::EulerOrder;
+        let euler = EulerLimit {
+            order: EulerOrder::ZXY,
+            min: Vec3::new(-3.0, -1.5, -3.1),
+            max: Vec3::new(3.0, 1.5, 3.1),
+        };
+        for (resolution, axis) in [
+            (16, Vec3::Y),
+            (32, Vec3::X),
+            (64, Vec3::new(1.0, 0.3, -0.2)),
+        ] {
+            let axis = axis.normalize();
+            let table = bake(&euler, axis, resolution).unwrap();
+            let record = super::super::record::TableRecord::from(table.clone());
+            assert_eq!(TableLimit::try_from(record).unwrap(), table, "{resolution}");
+        }
+    }
+
     #[test]
     fn coarser_levels_of_detail_stray_less_than_their_own_cell() {
         let cone = ReachConeLimit::examples().remove(0);

@@ -12,7 +12,9 @@ use super::grid::VertexGrid;
 use super::packed::{Lookup, PackedGrid};
 use super::record::TableRecord;
 use super::seeds::{SEEDS_PER_SIDE, Seeds};
-use super::swing_set::{SwingSet, angle, fold_consistent, fold_consistent_twist, map_around};
+use super::swing_set::{
+    SwingSet, angle, fold_consistent, fold_consistent_twist, map_around, twist_within_span,
+};
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing};
 use crate::direction_twist;
 use crate::space::SpaceKind;
@@ -40,17 +42,42 @@ const REFINE_ROUNDS: usize = 8;
 
 /// A Gauss–Newton step expected to bring the answer less than this nearer (radians, in the
 /// metric) ends the correction: far below the accuracy promised (1e-3 rad).
-const GAIN_TOLERANCE: f32 = 1e-4;
+const GAIN_TOLERANCE: f32 = 1e-7;
 
 /// How near (radians, in the metric) the bounded search brings a stateless answer to the least
 /// distance: well within the accuracy promised (1e-3 rad), leaving room for the refinement.
 const GLOBAL_TOLERANCE: f32 = 1e-3;
+
+/// The cost `α² + δ²` of the allowed direction `at` with the twist measure `measure` there, for
+/// the input direction `direction`.
+#[inline]
+fn cost_at(direction: Vec3, at: Vec3, measure: TwistMeasure) -> f32 {
+    angle(direction, at).powi(2) + measure.distance.powi(2)
+}
+
+/// The proof's tolerance as a share of the distance found, where that is less than
+/// [`GLOBAL_TOLERANCE`]: a rotation just outside reads its violation to a few percent, so what
+/// `check` reads of a softened output does not jump past the softening's radius when the
+/// rotation moves by a rounding error.
+const RELATIVE_TOLERANCE: f32 = 0.02;
+
+/// The finest tolerance of the proof, radians.
+const FINEST_TOLERANCE: f32 = 1e-6;
 
 /// How much farther (radians) than the signed distance says the boundary is a boundary search
 /// may land before the global search checks it: the distance is read to about a thousandth of a
 /// radian on fitted and baked tables, and where it is not a distance at all (a painted table)
 /// the check only costs time.
 const LANDING_SLACK: f32 = 2e-3;
+
+/// Near the boundary the signed distance is nearly exact, and a landing farther than it by
+/// more than this share of it (plus [`FINEST_LANDING_SLACK`]) is checked as well: a rotation a
+/// hair outside then reads its violation the same whichever stretch of boundary its cell's
+/// hints lead to (one 2.9e-5 rad outside read 6.4e-4 after a wobble of 1e-6).
+const LANDING_SHARE: f32 = 0.02;
+
+/// The least slack of a landing near the boundary, radians.
+const FINEST_LANDING_SLACK: f32 = 1e-5;
 
 /// How many times a step that does not lower the sum is halved before the correction stops.
 const STEP_HALVINGS: usize = 4;
@@ -147,10 +174,13 @@ impl TableLimit {
     }
 
     /// The table with the vertex grids of the five channels, in [`Channel::ALL`]'s order (same
-    /// resolution). Values are made to agree across the square's folds (twist ranges modulo
-    /// whole turns, see [`fold_consistent_twist`]) and moved onto the channels' lattices; a
+    /// resolution). Twist ranges reaching past the channels' span are moved into it by whole turns
+    /// ([`twist_within_span`]), values are made to agree across the square's folds (twist ranges
+    /// modulo whole turns, see [`fold_consistent_twist`]) and moved onto the channels' lattices; a
     /// twist minimum above its maximum is left for [`RotationLimit::validate`] to report.
     pub fn from_grids(twist_axis: Vec3, mut grids: [VertexGrid; 5]) -> TableLimit {
+        let [_, twist_min, twist_max, ..] = &mut grids;
+        twist_within_span(twist_min, twist_max);
         for (grid, channel) in grids.iter_mut().zip(Channel::ALL) {
             if !matches!(channel, Channel::TwistMin | Channel::TwistMax) {
                 fold_consistent(grid);
@@ -437,15 +467,21 @@ impl TableLimit {
             (direction, None)
         } else {
             let seed = seed.map_or(p, |s| self.swing.map.to_square(s));
-            self.swing.nearest_from_with_arc(direction, seed)
+            let (landed, arc) = self.swing.nearest_from_with_arc(direction, seed);
+            if global {
+                (self.swing.polished_landing(direction, landed), arc)
+            } else {
+                (landed, arc)
+            }
         };
         let measure = turn(&self.twist_range_at(self.swing.map.to_square(start)));
+        let measure_at_start = measure;
         // The boundary search follows hints from the input's cell and can stop at a stretch of
         // boundary that is not the nearest (regions of degenerate data: thin, or in pieces);
         // a landing farther than the signed distance says the boundary is leaves the
         // stateless answer to the global search, which proves it.
-        let landed_far =
-            global && outside_by > 0.0 && angle(direction, start) > outside_by + LANDING_SLACK;
+        let slack = LANDING_SLACK.min(LANDING_SHARE * outside_by + FINEST_LANDING_SLACK);
+        let landed_far = global && outside_by > 0.0 && angle(direction, start) > outside_by + slack;
         if measure.distance == 0.0 && !landed_far {
             // The twist fits at the nearest allowed direction: nothing nearer exists.
             return self.moved(relative, twist, direction, start, measure);
@@ -453,7 +489,7 @@ impl TableLimit {
         let (from, arc, turned) = if global {
             // The nearest direction with its twist clamped, unless a seed (another island, a
             // wider twist range, the other turn) is nearer in the sum already.
-            let at_start = angle(direction, start).powi(2) + measure.distance.powi(2);
+            let at_start = cost_at(direction, start, measure);
             match self.seeds.best(direction, twist) {
                 Some(best) if best.cost < at_start => {
                     let there = self.twist_range_at(self.swing.map.to_square(best.direction));
@@ -469,10 +505,19 @@ impl TableLimit {
                 None => (start, arc, measure.turned),
             }
         };
-        let (mut to, mut measure, cost) = self.refine(direction, from, arc, turned);
+        let (mut to, mut measure, mut cost) = self.refine(direction, from, arc, turned);
         if global {
-            // Prove the answer within the accuracy promised, or find the nearer one (another
-            // basin, or past a kink of the twist limits the local search stopped at).
+            // The nearest direction with its twist clamped stays a candidate: a refinement
+            // from a seed can end farther than it.
+            let at_start = cost_at(direction, start, measure_at_start);
+            if at_start < cost {
+                (to, measure, cost) = (start, measure_at_start, at_start);
+            }
+            // Prove the answer within the accuracy promised (finer for answers near the
+            // boundary), or find the nearer one (another basin, or past a kink of the twist
+            // limits the local search stopped at).
+            let tolerance =
+                (RELATIVE_TOLERANCE * cost.sqrt()).clamp(FINEST_TOLERANCE, GLOBAL_TOLERANCE);
             let mut best = Found {
                 point: self.swing.map.to_square(to),
                 cost,
@@ -480,12 +525,26 @@ impl TableLimit {
             let grids = self.table_grids();
             if self
                 .bounds
-                .improve(grids, direction, twist, &mut best, GLOBAL_TOLERANCE)
+                .improve(grids, direction, twist, &mut best, tolerance)
             {
+                // The search settles on the corners of small parts of cells; the answer is
+                // polished from there, by the local search and by the nearest boundary point
+                // (twist clamped), and the best candidate kept.
                 let at = self.swing.inside_near(best.point);
-                let turned = self.twist_range_at(best.point).measure(twist).turned;
-                let (refined, refined_measure, _) = self.refine(direction, at, None, turned);
-                (to, measure) = (refined, refined_measure);
+                let there = self.twist_range_at(best.point).measure(twist);
+                let refined = self.refine(direction, at, None, there.turned);
+                let (landed, _) = self.swing.nearest_from_with_arc(direction, best.point);
+                let landed = self.swing.polished_landing(direction, landed);
+                let landed_measure = turn(&self.twist_range_at(self.swing.map.to_square(landed)));
+                let on_boundary = (
+                    landed,
+                    landed_measure,
+                    cost_at(direction, landed, landed_measure),
+                );
+                (to, measure, _) = [(to, measure, cost), refined, on_boundary]
+                    .into_iter()
+                    .min_by(|a, b| a.2.total_cmp(&b.2))
+                    .expect("three candidates");
             }
         }
         self.moved(relative, twist, direction, to, measure)

@@ -30,6 +30,10 @@ const NEWTON_STEPS: usize = 6;
 /// a correction promises (1e-3 rad).
 const INSIDE_MARGINS: [f32; 3] = [2e-7, 2e-6, 2e-5];
 
+/// Steps along the boundary curve that polish a landing into the nearest point
+/// ([`SwingSet::polished_landing`]).
+const POLISH_STEPS: usize = 4;
+
 /// A set of bone directions (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwingSet {
@@ -172,13 +176,63 @@ impl SwingSet {
     fn landed(&self, direction: Vec3, on_arc: Vec3) -> Vec3 {
         let from_arc = self.onto_curve(self.map.to_square(on_arc));
         let own = self.onto_curve(self.map.to_square(direction));
-        let nearer = |p: Vec2| self.map.to_sphere(p).dot(direction);
-        let best = if self.distance.sample(own).abs() < 1e-6 && nearer(own) > nearer(from_arc) {
+        // Angles, not dot products: near the query these differ in a cosine's eighth digit.
+        let off = |p: Vec2| angle(self.map.to_sphere(p), direction);
+        let best = if self.distance.sample(own).abs() < 1e-6 && off(own) < off(from_arc) {
             own
         } else {
             from_arc
         };
         self.inside_at(best)
+    }
+
+    /// The allowed direction `at`, a landing on the boundary for the outside unit `direction`,
+    /// moved along the boundary curve to the curve's point nearest `direction` on the sphere.
+    ///
+    /// A landing follows the signed distance's gradient in the square, which the map's
+    /// stretching tilts away from the sphere's normal to the curve: a direction `ε` outside
+    /// lands up to about `ε/2` from its nearest point, so a rotation a hair outside would read
+    /// its violation half as large again, and differently from a neighbour's. Each step goes
+    /// to the foot of `direction` on the curve's tangent (its speed on the sphere measured by a
+    /// central difference) and back onto the curve, while that is nearer.
+    pub(crate) fn polished_landing(&self, direction: Vec3, at: Vec3) -> Vec3 {
+        let cell = self.distance.cell_size();
+        let mut p = self.onto_curve(self.map.to_square(at));
+        // Angles, not dot products: these differ in the eighth digit of a cosine.
+        let mut nearest = angle(self.map.to_sphere(p), direction);
+        let h = 1e-3 * cell;
+        for _ in 0..POLISH_STEPS {
+            let tangent = self.distance.gradient(p).perp().normalize_or_zero();
+            let velocity = (self.map.to_sphere(wrapped(p + tangent * h))
+                - self.map.to_sphere(wrapped(p - tangent * h)))
+                / (2.0 * h);
+            let speed_squared = velocity.length_squared();
+            if tangent == Vec2::ZERO || speed_squared < 1e-12 {
+                break;
+            }
+            let here = self.map.to_sphere(p);
+            let mut step = ((direction - here).dot(velocity) / speed_squared).clamp(-cell, cell);
+            // Where the curve bends, the tangent's foot can overshoot: halve the step.
+            let mut moved = false;
+            for _ in 0..POLISH_STEPS {
+                let next = self.onto_curve(wrapped(p + tangent * step));
+                let distance = angle(self.map.to_sphere(next), direction);
+                if distance < nearest {
+                    (p, nearest, moved) = (next, distance, true);
+                    break;
+                }
+                step *= 0.5;
+            }
+            if !moved || step.abs() < 1e-5 * cell {
+                break;
+            }
+        }
+        let polished = self.inside_at(p);
+        if angle(polished, direction) < angle(at, direction) {
+            polished
+        } else {
+            at
+        }
     }
 
     /// The allowed direction at the boundary point nearest square point `p` along the gradient,
@@ -298,14 +352,37 @@ pub(crate) fn fold_consistent_twist(min: &mut VertexGrid, max: &mut VertexGrid) 
     for (a, b) in edge_fold_pairs(n) {
         let middle = |v: usize| 0.5 * (min.values[v] + max.values[v]);
         let shift = TAU * ((middle(a) - middle(b)) / TAU).round();
-        for (grid, channel) in [
-            (&mut *min, Channel::TwistMin),
-            (&mut *max, Channel::TwistMax),
-        ] {
-            let v = &mut grid.values;
-            v[a] = channel.quantize(0.5 * (v[a] + v[b] + shift));
-            v[b] = channel.quantize(v[a] - shift);
+        let low = Channel::TwistMin.quantize(0.5 * (min.values[a] + min.values[b] + shift));
+        let high = Channel::TwistMax.quantize(0.5 * (max.values[a] + max.values[b] + shift));
+        // The second partner keeps its own turn where that fits the channels' span, else the
+        // turn nearest it that does: a range clamped at the span's end would no longer be the
+        // first partner's modulo whole turns.
+        let fits = |s: f32| low - s >= -TAU && high - s <= TAU;
+        let shift = [shift, shift - TAU, shift + TAU]
+            .into_iter()
+            .find(|&s| fits(s))
+            .unwrap_or(shift);
+        (min.values[a], max.values[a]) = (low, high);
+        min.values[b] = Channel::TwistMin.quantize(low - shift);
+        max.values[b] = Channel::TwistMax.quantize(high - shift);
+    }
+}
+
+/// Moves every twist range that reaches past the channels' span `[−2π, 2π]` by the whole turns
+/// that bring its middle nearest zero, where a range of at most a turn fits. Unwrapping the
+/// twist's turns across a table (which winds twice round the direction opposite the axis) can
+/// carry a range past the span, and stored as it was its end would be clamped to the span's.
+pub(crate) fn twist_within_span(min: &mut VertexGrid, max: &mut VertexGrid) {
+    for (low, high) in min.values.iter_mut().zip(&mut max.values) {
+        let ordered = matches!(
+            low.partial_cmp(&high),
+            Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+        );
+        if (*low >= -TAU && *high <= TAU) || !ordered {
+            continue;
         }
+        let shift = TAU * (0.5 * (*low + *high) / TAU).round();
+        (*low, *high) = (*low - shift, *high - shift);
     }
 }
 
