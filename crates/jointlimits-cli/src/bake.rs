@@ -94,6 +94,10 @@ pub fn run(request: &BakeRequest) -> Result<()> {
     Ok(())
 }
 
+/// The share of a joint's random rotations that disagree where no table can follow from which
+/// `bake` warns rather than notes.
+const BEYOND_WARNING: f64 = 0.01;
+
 /// One line per joint: what it was, and how the table disagrees with it.
 fn print_report(
     rows: &[(String, String, BakeReport, f64)],
@@ -147,10 +151,19 @@ fn print_report(
     }
     for (joint, _, report, _) in rows {
         if report.largest_gap_beyond_a_table > report.cell_angle {
+            let share = report.rotations_beyond_a_table as f64 / report.rotations.max(1) as f64;
+            // A share this large changes what the joint allows, not just its edge.
+            let label = if share >= BEYOND_WARNING {
+                "warning"
+            } else {
+                "note"
+            };
             writeln!(
                 out,
-                "note: {joint}: {} of the disagreeing rotations (largest gap {:.3}°) lie where no table can follow the original at any resolution: the original allows two separate runs of twist there, or its run jumps; they are left out of the gaps above.",
+                "{label}: {joint}: {} of {} random rotations ({:.1}%) disagree (largest gap {:.3}°) where no table can follow the original at any resolution: the original allows two separate runs of twist there, or its run jumps, and a table keeps one; they are left out of the gaps above.",
                 report.rotations_beyond_a_table,
+                report.rotations,
+                100.0 * share,
                 report.largest_gap_beyond_a_table.to_degrees(),
             )?;
         }
@@ -159,7 +172,25 @@ fn print_report(
         .iter()
         .map(|(_, _, r, _)| (r.largest_direction_gap.max(r.largest_rotation_gap)) / r.cell_angle)
         .fold(0.0f32, f32::max);
-    writeln!(out, "largest gap over all joints: {worst:.2} cell")?;
+    let beyond: usize = rows
+        .iter()
+        .map(|(_, _, r, _)| r.rotations_beyond_a_table)
+        .sum();
+    let tested: usize = rows.iter().map(|(_, _, r, _)| r.rotations).sum();
+    if beyond > 0 {
+        let largest = rows
+            .iter()
+            .map(|(_, _, r, _)| r.largest_gap_beyond_a_table)
+            .fold(0.0f32, f32::max);
+        writeln!(
+            out,
+            "largest gap over all joints: {worst:.2} cell where a table can follow; elsewhere {beyond} of {tested} rotations ({:.2}%) disagree, by up to {:.3}°",
+            100.0 * beyond as f64 / tested.max(1) as f64,
+            largest.to_degrees()
+        )?;
+    } else {
+        writeln!(out, "largest gap over all joints: {worst:.2} cell")?;
+    }
     for (joint, _, report, _) in rows {
         let gap = report
             .largest_direction_gap

@@ -301,3 +301,45 @@ fn path_aware_apply_names_the_joints_it_cannot_correct_along_the_path() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// An Euler range wide enough to allow two separate runs of twist at many bone directions: a
+/// table keeps one, and `bake` says in its summary, and warns per joint, what share of random
+/// rotations disagree there (its summary used to give only the gap where a table can follow).
+#[test]
+fn bake_reports_the_share_of_rotations_no_table_can_follow() {
+    use jointlimits::authored::EulerLimit;
+    use jointlimits::euler::EulerOrder;
+    let dir = scratch("bake-beyond");
+    let euler = EulerLimit {
+        order: EulerOrder::YXZ,
+        min: Vec3::new(-2.99, -1.546, -2.13),
+        max: Vec3::new(2.74, 1.50, 4.0),
+    };
+    let source = limits_file(&dir, "euler.json", LimitRegion::Euler(euler));
+    let baked = dir.join("baked.json");
+    let printed = succeed(&[
+        "bake",
+        source.to_str().unwrap(),
+        "-o",
+        baked.to_str().unwrap(),
+        "--resolution",
+        "16",
+        "--samples",
+        "1000",
+    ]);
+    let summary = printed
+        .lines()
+        .find(|l| l.starts_with("largest gap over all joints: "))
+        .unwrap_or_else(|| panic!("no summary in {printed}"));
+    let share: f64 = summary
+        .split_once("rotations (")
+        .and_then(|(_, rest)| rest.split_once("%)"))
+        .and_then(|(share, _)| share.parse().ok())
+        .unwrap_or_else(|| panic!("no share in {summary}"));
+    assert!(share > 5.0, "{summary}");
+    assert!(
+        printed.contains("warning: joint: ") && printed.contains("where no table can follow"),
+        "{printed}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
