@@ -4,9 +4,7 @@
 use anyhow::{Context, Result, bail};
 use glam::Vec3;
 use jointlimits::JointLimit;
-use jointlimits::ik::{
-    Chain, IkOptions, Solver, StopReason, Tracker, look_at, solve, solve_two_bone,
-};
+use jointlimits::ik::{Chain, IkOptions, Solver, Tracker, look_at, solve, solve_two_bone};
 use jointlimits::skeleton::Skeleton;
 use jointlimits_io::bvh::write_bvh_file;
 use std::ops::RangeInclusive;
@@ -150,13 +148,18 @@ pub fn run(request: IkRequest) -> Result<()> {
             if options.tolerance <= 0.0 {
                 options.tolerance = 1e-3 * chain.length();
             }
+            // Beyond reach whatever the solve's stop: with limits it stalls where they keep the
+            // chain from pointing straight at the target.
+            let first = chain.first_free_joint();
+            let reach: f32 = chain.lengths()[first..].iter().sum();
+            let beyond_reach = target.point.distance(chain.positions()[first]) > reach;
             let report = tracker.solve_frame(&mut chain, |chain| match request.method {
                 Method::Iterative(solver) => solve(chain, target.point, solver, &options),
                 Method::TwoBone => solve_two_bone(chain, target.point, &options),
             });
             chain.write_to(&mut pose, rotating);
             summary.add(report.distance, report.reached(), report.iterations);
-            summary.beyond_reach += usize::from(report.stop == StopReason::OutOfReach);
+            summary.beyond_reach += usize::from(beyond_reach);
         }
         let n = motion.joint_count;
         motion.rotations[frame * n..(frame + 1) * n].copy_from_slice(&pose.rotations);
@@ -177,7 +180,7 @@ pub fn run(request: IkRequest) -> Result<()> {
         let carried = tracker.carried_frames();
         let what = match summary.beyond_reach {
             0 => "reached".to_string(),
-            n => format!("reached, {n} beyond reach (pointed straight at the target)"),
+            n => format!("reached, {n} beyond reach (the chain stretched toward the target)"),
         };
         (
             what,

@@ -244,7 +244,7 @@ enum Command {
         chain: String,
         /// X,Y,Z[@FRAME or @FIRST-LAST]: a world-space target (clip units; frames from 0,
         /// inclusive; all frames if none). Repeatable; the last one covering a frame wins.
-        #[arg(long = "target", value_parser = ik::parse_target)]
+        #[arg(long = "target", value_parser = ik::parse_target, allow_hyphen_values = true)]
         targets: Vec<ik::TargetSpec>,
         /// A CSV target track, FRAME,X,Y,Z per line.
         #[arg(long)]
