@@ -374,8 +374,17 @@ fn middle(range: TwistRange) -> f32 {
     0.5 * (range.min + range.max)
 }
 
-/// `range` moved by the whole turns that bring its middle nearest `near`.
+/// `range` moved by the whole turns that bring its middle nearest `near`; a range of a whole
+/// turn or more (every twist allowed) is centred on `near` itself, which any neighbour's range
+/// continues.
 fn turned(range: TwistRange, near: f32) -> TwistRange {
+    let width = range.max - range.min;
+    if width >= TAU {
+        return TwistRange {
+            min: near - 0.5 * width,
+            max: near + 0.5 * width,
+        };
+    }
     let shift = TAU * ((near - middle(range)) / TAU).round();
     TwistRange {
         min: range.min + shift,
@@ -926,6 +935,34 @@ mod tests {
             };
             baked_agrees(&FullLimit::new(shape), Vec3::Y, 64, cells);
         }
+    }
+
+    /// An ellipsoid holding nearly every rotation (fitted to an arm that reaches almost
+    /// everywhere): at many directions every twist is allowed, and a neighbour's narrow range
+    /// used to make the baking look for a "narrow run" there and store a range 0.1 rad wide
+    /// (229 of 4,000 random rotations refused, by up to 16°).
+    #[test]
+    fn nearly_unlimited_shapes_bake_within_a_cell() {
+        use crate::shape::{EllipsoidShape, Frame, Shape};
+        let frame = Frame {
+            center: Vec3::new(0.115, -0.0344, 0.6166),
+            rotation: glam::Mat3::from_cols_array(&[
+                -0.26851895,
+                0.7230497,
+                0.63647205,
+                0.031237183,
+                -0.6538545,
+                0.75597525,
+                0.9627678,
+                0.22287527,
+                0.15298629,
+            ]),
+        };
+        let shape = Shape::Ellipsoid(EllipsoidShape {
+            frame,
+            semi_axes: Vec3::new(3.823, 3.822, 2.017),
+        });
+        baked_agrees(&FullLimit::new(shape), -Vec3::X, 64, 1.0);
     }
 
     #[test]
