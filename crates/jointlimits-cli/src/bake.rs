@@ -177,6 +177,24 @@ fn print_report(
         .map(|(_, _, r, _)| r.rotations_beyond_a_table)
         .sum();
     let tested: usize = rows.iter().map(|(_, _, r, _)| r.rotations).sum();
+    let (antipode_disagreeing, antipode_tested, antipode_gap) =
+        rows.iter()
+            .fold((0, 0, 0.0f32), |(count, tested, gap), (_, _, r, _)| {
+                (
+                    count + r.antipode_disagreeing,
+                    tested + r.antipode_rotations,
+                    gap.max(r.largest_antipode_gap / r.cell_angle),
+                )
+            });
+    // The zone near the antipode is reported apart: the gaps above leave it out.
+    let antipode = if antipode_disagreeing > 0 {
+        format!(
+            "; within {:.0}° of the bone pointing against its axis {antipode_disagreeing} of {antipode_tested} rotations disagree, by up to {antipode_gap:.2} cell",
+            jointlimits::table::bake::ANTIPODE_ZONE.to_degrees()
+        )
+    } else {
+        String::new()
+    };
     if beyond > 0 {
         let largest = rows
             .iter()
@@ -184,12 +202,15 @@ fn print_report(
             .fold(0.0f32, f32::max);
         writeln!(
             out,
-            "largest gap over all joints: {worst:.2} cell where a table can follow; elsewhere {beyond} of {tested} rotations ({:.2}%) disagree, by up to {:.3}°",
+            "largest gap over all joints: {worst:.2} cell where a table can follow; elsewhere {beyond} of {tested} rotations ({:.2}%) disagree, by up to {:.3}°{antipode}",
             100.0 * beyond as f64 / tested.max(1) as f64,
             largest.to_degrees()
         )?;
     } else {
-        writeln!(out, "largest gap over all joints: {worst:.2} cell")?;
+        writeln!(
+            out,
+            "largest gap over all joints: {worst:.2} cell{antipode}"
+        )?;
     }
     for (joint, _, report, _) in rows {
         let gap = report

@@ -144,9 +144,8 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
             image_file_name(&limits.joints[0].joint, Channel::Allowed)
         );
     }
-    if joints.is_empty() {
-        warn_of_images_not_read(&limits, dir, &images_read);
-    }
+    // With --joint, the other joints' images are left out on purpose: only strays are named.
+    warn_of_images_not_read(&limits, dir, &images_read, !joints.is_empty());
     limits.fitted_with = None;
     limits.fitted_joints.clear();
     let images_read: Vec<&Path> = images_read.iter().map(|p| p.as_path()).collect();
@@ -157,8 +156,14 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
 }
 
 /// Warns of each PNG in `dir` that the import did not read (a misspelled joint or channel name
-/// would otherwise be dropped silently), suggesting the image name it may have meant.
-fn warn_of_images_not_read(limits: &SkeletonLimits, dir: &Path, read: &[std::path::PathBuf]) {
+/// would otherwise be dropped silently), suggesting the image name it may have meant; with
+/// `only_strays`, of those only that are named for no joint of the limits.
+fn warn_of_images_not_read(
+    limits: &SkeletonLimits,
+    dir: &Path,
+    read: &[std::path::PathBuf],
+    only_strays: bool,
+) {
     let expected: Vec<String> = limits
         .joints
         .iter()
@@ -172,6 +177,7 @@ fn warn_of_images_not_read(limits: &SkeletonLimits, dir: &Path, read: &[std::pat
         .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
         .filter(|name| name.to_lowercase().ends_with(".png"))
         .filter(|name| !read.iter().any(|p| p.file_name() == Some(name.as_ref())))
+        .filter(|name| !only_strays || !expected.contains(&name.as_str()))
         .collect();
     ignored.sort();
     for name in ignored {
