@@ -26,7 +26,19 @@ fn cone() -> ConeLimit {
 /// Bakes the cone into `dir/baked.json` at `resolution` cells, measuring on `samples`; returns
 /// the baked file and what bake printed.
 fn baked_cone(dir: &Path, resolution: u32, samples: u32) -> (PathBuf, String) {
-    let source = limits_file(dir, "cone.json", cone().into());
+    baked(dir, "cone.json", cone().into(), resolution, samples)
+}
+
+/// Bakes `region` (written to `dir/name`) into `dir/baked.json` at `resolution` cells,
+/// measuring on `samples`; returns the baked file and what bake printed.
+fn baked(
+    dir: &Path,
+    name: &str,
+    region: LimitRegion,
+    resolution: u32,
+    samples: u32,
+) -> (PathBuf, String) {
+    let source = limits_file(dir, name, region);
     let baked = dir.join("baked.json");
     let printed = succeed(&[
         "bake",
@@ -331,18 +343,7 @@ fn bake_reports_the_share_of_rotations_no_table_can_follow() {
         min: Vec3::new(-2.99, -1.546, -2.13),
         max: Vec3::new(2.74, 1.50, 4.0),
     };
-    let source = limits_file(&dir, "euler.json", LimitRegion::Euler(euler));
-    let baked = dir.join("baked.json");
-    let printed = succeed(&[
-        "bake",
-        source.to_str().unwrap(),
-        "-o",
-        baked.to_str().unwrap(),
-        "--resolution",
-        "16",
-        "--samples",
-        "1000",
-    ]);
+    let (_, printed) = baked(&dir, "euler.json", LimitRegion::Euler(euler), 16, 1000);
     let summary = printed
         .lines()
         .find(|l| l.starts_with("largest gap over all joints: "))

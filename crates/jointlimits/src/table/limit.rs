@@ -475,7 +475,6 @@ impl TableLimit {
             }
         };
         let measure = turn(&self.twist_range_at(self.swing.map.to_square(start)));
-        let measure_at_start = measure;
         // The boundary search follows hints from the input's cell and can stop at a stretch of
         // boundary that is not the nearest (regions of degenerate data: thin, or in pieces);
         // a landing farther than the signed distance says the boundary is leaves the
@@ -486,10 +485,11 @@ impl TableLimit {
             // The twist fits at the nearest allowed direction: nothing nearer exists.
             return self.moved(relative, twist, direction, start, measure);
         }
+        // The nearest direction with its twist clamped: a candidate of the stateless answer.
+        let (start_measure, at_start) = (measure, cost_at(direction, start, measure));
         let (from, arc, turned) = if global {
             // The nearest direction with its twist clamped, unless a seed (another island, a
             // wider twist range, the other turn) is nearer in the sum already.
-            let at_start = cost_at(direction, start, measure);
             match self.seeds.best(direction, twist) {
                 Some(best) if best.cost < at_start => {
                     let there = self.twist_range_at(self.swing.map.to_square(best.direction));
@@ -507,11 +507,9 @@ impl TableLimit {
         };
         let (mut to, mut measure, mut cost) = self.refine(direction, from, arc, turned);
         if global {
-            // The nearest direction with its twist clamped stays a candidate: a refinement
-            // from a seed can end farther than it.
-            let at_start = cost_at(direction, start, measure_at_start);
+            // It stays a candidate: a refinement from a seed can end farther than it.
             if at_start < cost {
-                (to, measure, cost) = (start, measure_at_start, at_start);
+                (to, measure, cost) = (start, start_measure, at_start);
             }
             // Prove the answer within the accuracy promised (finer for answers near the
             // boundary), or find the nearer one (another basin, or past a kink of the twist
