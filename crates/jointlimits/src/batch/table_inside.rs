@@ -118,8 +118,13 @@ impl TableLanes {
         let mut channels = [[[0.0; LANES]; 4]; 3];
         for i in 0..LANES {
             let at = first_corner[i] as usize;
-            for (corner, offset) in [0, 1, side, side + 1].into_iter().enumerate() {
-                let value = values[at + offset];
+            let mut corners = [0, 1, side, side + 1].map(|offset| values[at + offset]);
+            if self.packed.has_turns() {
+                // The cell's corners on the turns it reads them on (`PackedGrid` docs).
+                let turns = self.packed.turns(at % side, at / side);
+                corners = crate::table::packed::on_turns(corners, turns);
+            }
+            for (corner, value) in corners.into_iter().enumerate() {
                 channels[0][corner][i] = value.x;
                 channels[1][corner][i] = value.y;
                 channels[2][corner][i] = value.z;

@@ -965,6 +965,23 @@ mod tests {
         baked_agrees(&FullLimit::new(shape), -Vec3::X, 64, 1.0);
     }
 
+    /// A full-space box reaching past π in two of its axes: with the bone swung through its
+    /// plane, only twists near a half turn are allowed, and around the directions allowing
+    /// every twist that run comes back a whole turn further than it left, so the table's
+    /// vertices cannot all hold it on one turn. Cells across that cut used to interpolate a
+    /// range between the two turns: the table accepted rotations the box refuses by up to 89°
+    /// (1.55 rad, 56 cells of a 128² table), which `bake` called followable.
+    #[test]
+    fn a_twist_winding_round_every_allowed_twist_bakes_within_a_cell() {
+        use crate::shape::{BoxShape, Frame, Shape};
+        let shape = Shape::Box(BoxShape {
+            frame: Frame::IDENTITY,
+            min: Vec3::new(-3.5, -3.5, -1.0),
+            max: Vec3::new(3.5, 3.5, 1.0),
+        });
+        baked_agrees(&FullLimit::new(shape), -Vec3::X, 64, 1.0);
+    }
+
     #[test]
     fn baked_reach_cones_agree_within_a_cell() {
         for cone in ReachConeLimit::examples() {

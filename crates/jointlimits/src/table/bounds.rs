@@ -275,7 +275,12 @@ impl BlockPatch {
             VertexGrid::vertex_position(n, c0, r0),
             VertexGrid::vertex_position(n, c0 + size, r0 + size),
         );
-        if !smooth_within(low, high, cell) {
+        // A block whose cells read their corners on other turns than the stored ones is not
+        // one bilinear patch of the stored values (`PackedGrid` docs).
+        let turns_within = packed.has_turns()
+            && (r0..r0 + size)
+                .any(|row| (c0..c0 + size).any(|column| packed.turns(column, row) != [0; 4]));
+        if !smooth_within(low, high, cell) || turns_within {
             return unusable;
         }
         let side = n + 1;

@@ -897,6 +897,83 @@ impl RotationLimit for TableLimit {
 mod tests {
     use super::*;
 
+    /// A ring round the axis whose twist limits wind once round it, `[φ − 0.6, φ + 0.5]` at
+    /// azimuth `φ`: the stored ranges jump by a whole turn across one half-plane.
+    fn winding_table(resolution: usize) -> TableLimit {
+        use super::super::swing_set::angle;
+        let axis = Vec3::Y;
+        TableLimit::from_fn(axis, resolution, |d| {
+            let swing = angle(d, axis);
+            let middle = d.z.atan2(d.x);
+            TableValues {
+                allowed: (swing - 2.3).max(0.4 - swing),
+                twist: TwistRange {
+                    min: middle - 0.6,
+                    max: middle + 0.5,
+                },
+                stress: 0.2,
+                break_margin: 0.2,
+            }
+        })
+    }
+
+    /// Across the half-plane where the stored twist ranges jump by a turn, a cell reads its
+    /// corners on common turns: every lookup's range is the ring's own within the
+    /// interpolation's error (read between the turns, it was about half a turn off), the
+    /// lanes never pass a rotation the one-at-a-time test refuses, and the nearest answer to
+    /// any rotation lands inside.
+    #[test]
+    fn twist_limits_winding_round_the_axis_read_on_common_turns() {
+        use crate::batch::{LANES, SurelyInside};
+        use crate::measure::SeededRandom;
+        let table = winding_table(32);
+        assert!(table.packed.has_turns());
+        let mut random = SeededRandom::new(12);
+        let mut largest = 0.0f32;
+        for _ in 0..20_000 {
+            let d = random.direction();
+            let swing = angle(d, Vec3::Y);
+            if !(0.5..2.2).contains(&swing) {
+                continue;
+            }
+            let range = table.values_at(d).twist;
+            let middle = d.z.atan2(d.x) - 0.05;
+            let apart = 0.5 * (range.min + range.max) - middle;
+            let off =
+                (apart - std::f32::consts::TAU * (apart / std::f32::consts::TAU).round()).abs();
+            largest = largest.max(off);
+            assert!((range.max - range.min - 1.1).abs() < 1e-3, "{d}: {range:?}");
+        }
+        assert!(largest < 0.05, "{largest}");
+        let joint = crate::JointLimit {
+            joint: "ring".into(),
+            reference: Quat::IDENTITY,
+            region: crate::LimitRegion::Table(table.clone()),
+            softening: None,
+        };
+        let lanes = SurelyInside::of(&joint).expect("tables have a lane test");
+        let none = LimitContext::NONE;
+        for _ in 0..200 {
+            let group: [Quat; LANES] = std::array::from_fn(|_| {
+                // Half of them allowed rotations, to give the lanes something to pass.
+                let q = random.rotation();
+                if random.next_unit() < 0.5 {
+                    table.nearest(q, &none).relative
+                } else {
+                    q
+                }
+            });
+            for (q, inside) in group.iter().zip(lanes.test(&group)) {
+                assert!(!inside || table.contains(*q, &none), "{q}");
+                let nearest = table.nearest(*q, &none);
+                assert!(
+                    table.contains(nearest.relative, &none),
+                    "{q} -> {nearest:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn rotations_through_a_half_swing_are_allowed_where_any_split_is() {
         // Bone directions at least 150° from the axis allowed, twist [0.5, 0.6] there. At a
