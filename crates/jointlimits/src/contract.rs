@@ -168,6 +168,14 @@ pub trait RotationLimit {
         None
     }
 
+    /// Whether some twist about the unit `axis` lets the bone point along the unit `direction`,
+    /// when the kind can tell directly (tables and reach cones, about their own bone axis: the
+    /// allowed directions are stored, each with a twist range); `None` otherwise, and
+    /// measurements search the twists one by one.
+    fn reaches_direction(&self, _axis: glam::Vec3, _direction: glam::Vec3) -> Option<bool> {
+        None
+    }
+
     /// Whether `relative` is allowed.
     fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
         self.nearest(relative, context).inside

@@ -269,6 +269,12 @@ impl RotationLimit for ReachConeLimit {
         Some(self.twist_axis)
     }
 
+    /// Every direction inside the cone has a twist range, so about the cone's own axis its
+    /// directions answer.
+    fn reaches_direction(&self, axis: Vec3, direction: Vec3) -> Option<bool> {
+        crate::table::limit::same_axis(axis, self.twist_axis).then(|| self.cone.contains(direction))
+    }
+
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let (twist, direction) = self.measure(relative);

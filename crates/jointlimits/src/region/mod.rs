@@ -119,6 +119,12 @@ macro_rules! register_limit_kinds {
                 }
             }
 
+            fn reaches_direction(&self, axis: glam::Vec3, direction: glam::Vec3) -> Option<bool> {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.reaches_direction(axis, direction),)*
+                }
+            }
+
             fn stress(&self, limited: &Limited) -> Option<f32> {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.stress(limited),)*

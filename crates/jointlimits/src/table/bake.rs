@@ -152,6 +152,9 @@ impl<L: RotationLimit> Pointing<'_, L> {
 
     /// Whether some twist lets the bone point along `direction`.
     fn reaches(&self, direction: Vec3) -> bool {
+        if let Some(reaches) = self.limit.reaches_direction(self.axis, direction) {
+            return reaches;
+        }
         // From the middle step outwards: a typical range holds small twists.
         let half = (TWIST_SAMPLES / 2) as i64;
         (0..TWIST_SAMPLES as i64)
