@@ -408,10 +408,11 @@ fn look_at_exhausts_the_spine_before_the_head() {
     for (joint, expected) in [20.0, 20.0, 10.0].into_iter().enumerate() {
         assert!((turned[joint] - expected).abs() < 0.1, "{turned:?}");
     }
-    // Out of range even for the whole chain: it turns as far as it can (60°) and stops there.
+    // Out of range for twisting alone (60° of the 120°): the shortest arcs stop 60° short, and
+    // turns that also swing each joint within its cone bring the aim nearer.
     let behind = Quat::from_rotation_y(120f32.to_radians()) * Vec3::Z * 1000.0;
     let report = look_at(&mut chain, behind, &options());
-    assert!((report.angle.to_degrees() - 60.0).abs() < 0.1, "{report:?}");
+    assert!(report.angle.to_degrees() < 35.0, "{report:?}");
     assert!(chain.limit_violation() <= 1e-4);
 }
 

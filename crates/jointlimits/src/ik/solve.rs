@@ -230,7 +230,7 @@ const RESTART_ANGLE: f32 = 2.5;
 pub(crate) struct Shake(u64);
 
 impl Shake {
-    fn new(target: Vec3) -> Shake {
+    pub(crate) fn new(target: Vec3) -> Shake {
         let bits = target.to_array().map(f32::to_bits);
         Shake(u64::from(bits[0]) ^ (u64::from(bits[1]) << 21) ^ (u64::from(bits[2]) << 42))
     }
