@@ -68,6 +68,9 @@ pub struct Chain<'a> {
     /// Buffers the solvers borrow (pass points, best rotations), kept to avoid allocating.
     scratch_points: Vec<Vec3>,
     scratch_best: Vec<Quat>,
+    /// More rotation buffers for the polish of unreached solves and look-at (a start pose, a
+    /// best pose, a saved pose).
+    scratch_poses: [Vec<Quat>; 3],
 }
 
 impl<'a> Chain<'a> {
@@ -118,6 +121,7 @@ impl<'a> Chain<'a> {
             blocked: vec![Vec3::ZERO; n],
             scratch_points: Vec::with_capacity(n + 1),
             scratch_best: Vec::with_capacity(n),
+            scratch_poses: std::array::from_fn(|_| Vec::with_capacity(n)),
         };
         chain.update();
         Ok(chain)
@@ -423,6 +427,16 @@ impl<'a> Chain<'a> {
     pub(crate) fn return_scratch(&mut self, points: Vec<Vec3>, best: Vec<Quat>) {
         self.scratch_points = points;
         self.scratch_best = best;
+    }
+
+    /// Lends three more pose buffers (see [`Chain::take_scratch`]).
+    pub(crate) fn take_pose_scratch(&mut self) -> [Vec<Quat>; 3] {
+        std::mem::take(&mut self.scratch_poses)
+    }
+
+    /// Takes the pose buffers back.
+    pub(crate) fn return_pose_scratch(&mut self, poses: [Vec<Quat>; 3]) {
+        self.scratch_poses = poses;
     }
 
     /// Copies the local rotations into `snapshot`.

@@ -5,6 +5,7 @@ use std::f32::consts::TAU;
 use glam::{Quat, Vec3};
 
 use super::chain::Chain;
+use super::pattern::{FIRST_NUDGE, pattern_search};
 use super::progress::IkOptions;
 use super::solve::Shake;
 use crate::rotation::{rotation_about, rotation_between};
@@ -46,13 +47,15 @@ const AIM_REFINEMENTS: usize = 4;
 /// same passes and search; the best pose is kept.
 pub fn look_at(chain: &mut Chain, target: Vec3, options: &IkOptions) -> LookAtReport {
     chain.limit_all(options.use_limits);
-    let input = chain.local_rotations().to_vec();
     let n = chain.len();
     let mut angle = aim_error(chain, target);
     let mut passes = 0;
     if !target.is_finite() {
         return LookAtReport { passes, angle };
     }
+    // The chain lends its pose buffers, so a look-at does not allocate once they have grown.
+    let [mut input, mut best, mut saved] = chain.take_pose_scratch();
+    chain.save(&mut input);
     // The shortest arcs first: the natural turn, spine before head.
     while passes < options.max_iterations && angle > 1e-4 {
         for i in 0..n {
@@ -69,75 +72,45 @@ pub fn look_at(chain: &mut Chain, target: Vec3, options: &IkOptions) -> LookAtRe
             break;
         }
     }
-    if !options.use_limits || angle <= 1e-4 {
-        return LookAtReport { passes, angle };
-    }
-    // Limits stopped them short: other turns pointing the aim there may clamp less.
-    let mut saved = Vec::with_capacity(n);
-    let (left, more) = family_passes(chain, target, options.max_iterations, &mut saved);
-    (angle, passes) = (left.min(angle), passes + more);
-    angle = angle.min(pattern_polish(chain, target, &mut saved));
-    // Those passes settle in the first basin they reach: a few restarts from shaken poses.
-    let mut best = chain.local_rotations().to_vec();
-    let mut shake = Shake::new(target);
-    for restart in 0..RESTARTS {
-        if angle <= AIMED {
-            break;
-        }
-        // From the best pose and from the input in turn, shaken further each time: the
-        // best basin can lie on the far side of a joint's range.
-        chain.restore(if restart % 2 == 0 { &best } else { &input });
-        chain.perturb(&mut shake, RESTART_SHAKE * (1 + restart / 2) as f32);
-        let (_, more) = family_passes(chain, target, options.max_iterations, &mut saved);
-        passes += more;
-        let left = pattern_polish(chain, target, &mut saved);
-        if left < angle {
-            angle = left;
-            best.copy_from_slice(chain.local_rotations());
-        }
-    }
-    chain.restore(&best);
-    // A joint whose limit reads its parent's state is judged against the parent as it ended.
-    chain.limit_all(true);
-    LookAtReport {
-        passes,
-        angle: aim_error(chain, target),
-    }
-}
-
-/// The first turn a pattern search tries, radians.
-const FIRST_NUDGE: f32 = 0.3;
-
-/// The pattern search stops below this turn, radians.
-const LAST_NUDGE: f32 = 1e-4;
-
-/// A pattern search over every joint's turns about the world axes, each projected onto the
-/// joint's limit, kept when it leaves the aim nearer the target, the turn halved when none
-/// does: it slides along the limits where the turns pointing the aim straight at the target
-/// are all clamped. The angle left.
-fn pattern_polish(chain: &mut Chain, target: Vec3, saved: &mut Vec<Quat>) -> f32 {
-    let mut angle = aim_error(chain, target);
-    let mut nudge = FIRST_NUDGE;
-    while nudge > LAST_NUDGE && angle > 1e-4 {
-        let mut improved = false;
-        for i in chain.first_free_joint()..chain.len() {
-            for axis in [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Y, -Vec3::Z] {
-                chain.save(saved);
-                chain.turn_joint(i, rotation_about(axis, nudge), true);
-                chain.update();
-                let left = aim_error(chain, target);
-                if left < angle - 1e-7 {
-                    (angle, improved) = (left, true);
-                } else {
-                    chain.restore(saved);
-                }
+    if options.use_limits && angle > 1e-4 {
+        // Limits stopped them short: other turns pointing the aim there may clamp less.
+        let (left, more) = family_passes(chain, target, options.max_iterations, &mut saved);
+        (angle, passes) = (left.min(angle), passes + more);
+        angle = angle.min(pattern_polish(chain, target, &mut saved));
+        // Those passes settle in the first basin they reach: a few restarts from shaken poses.
+        chain.save(&mut best);
+        let mut shake = Shake::new(target);
+        for restart in 0..RESTARTS {
+            if angle <= AIMED {
+                break;
+            }
+            // From the best pose and from the input in turn, shaken further each time: the
+            // best basin can lie on the far side of a joint's range.
+            chain.restore(if restart % 2 == 0 { &best } else { &input });
+            chain.perturb(&mut shake, RESTART_SHAKE * (1 + restart / 2) as f32);
+            let (_, more) = family_passes(chain, target, options.max_iterations, &mut saved);
+            passes += more;
+            let left = pattern_polish(chain, target, &mut saved);
+            if left < angle {
+                angle = left;
+                chain.save(&mut best);
             }
         }
-        if !improved {
-            nudge *= 0.5;
-        }
+        chain.restore(&best);
+        // A joint whose limit reads its parent's state is judged against the parent as it
+        // ended.
+        chain.limit_all(true);
+        angle = aim_error(chain, target);
     }
-    angle
+    chain.return_pose_scratch([input, best, saved]);
+    LookAtReport { passes, angle }
+}
+
+/// [`pattern_search`] on the angle left.
+fn pattern_polish(chain: &mut Chain, target: Vec3, saved: &mut Vec<Quat>) -> f32 {
+    pattern_search(chain, saved, FIRST_NUDGE, 1e-4, |chain| {
+        aim_error(chain, target)
+    })
 }
 
 /// Restarts from shaken poses when the aim is still off after the passes over the turns.

@@ -22,6 +22,7 @@
 mod chain;
 mod look_at;
 pub mod passes;
+mod pattern;
 mod planar;
 mod point;
 mod progress;

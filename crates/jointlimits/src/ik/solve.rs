@@ -6,6 +6,7 @@ use super::chain::Chain;
 use super::passes::{
     bend_toward, fabrik_pass, is_locked_straight, relaxation_pass, straighten_toward,
 };
+use super::pattern::{FIRST_NUDGE, pattern_search};
 use super::progress::{IkOptions, IkReport, Progress, Step, StopReason};
 use crate::rotation::from_scaled_angle_axis;
 
@@ -65,6 +66,11 @@ impl Solver {
 /// it out directly, so a free solve stops there as [`StopReason::OutOfReach`]; with limits,
 /// CCD sweeps then slide it along the limits, and restarts stop at the first that gains under 2%
 /// of the distance.
+///
+/// A solve with limits that ends short of its target is then polished by a pattern search
+/// along the limits, from the pose reached and from shaken copies of the best
+/// (`polish_unreached`): the passes stop where no single joint's aiming helps, though turning
+/// joints together along their limits still does.
 ///
 /// A straight chain with the target on its line (the lock-up no pass can leave) is bent toward
 /// `options.pole`. Joints before the last pinned point (see [`Chain::set_weights`]) never turn.
@@ -186,10 +192,58 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
                     continue;
                 }
             }
+            let mut report = progress.report(reason);
+            if use_limits && reason != StopReason::Reached {
+                report.distance = polish_unreached(chain, target, &mut best, options);
+                if report.distance <= options.tolerance {
+                    report.stop = StopReason::Reached;
+                }
+            }
             chain.return_scratch(points, best);
-            return relaxed(chain, target, options, progress.report(reason));
+            return relaxed(chain, target, options, report);
         }
     }
+}
+
+/// Shaken starts [`polish_unreached`] searches from, after the pose it was given.
+const POLISH_RESTARTS: usize = 8;
+
+/// How far each joint is turned at random for the first two of those starts, radians; each
+/// pair after turns it further by as much.
+const POLISH_SHAKE: f32 = 0.8;
+
+/// Where limits kept a solve from its target: a pattern search along the limits from the
+/// chain's pose (the passes and sweeps stop where no single joint's aiming helps, though
+/// turning joints together along their limits still does), then from shaken copies of the best
+/// pose, shaken further every second start; the chain is left in the nearest pose found.
+/// Returns its distance to the target.
+fn polish_unreached(
+    chain: &mut Chain,
+    target: Vec3,
+    saved: &mut Vec<Quat>,
+    options: &IkOptions,
+) -> f32 {
+    let distance = |chain: &Chain| chain.end_effector().distance(target);
+    let good_enough = options.tolerance;
+    let mut nearest = pattern_search(chain, saved, FIRST_NUDGE, good_enough, distance);
+    let [mut best, unused, more] = chain.take_pose_scratch();
+    chain.save(&mut best);
+    let mut shake = Shake::new(target);
+    for restart in 0..POLISH_RESTARTS {
+        if nearest <= good_enough {
+            break;
+        }
+        chain.restore(&best);
+        chain.perturb(&mut shake, POLISH_SHAKE * (1 + restart / 2) as f32);
+        let left = pattern_search(chain, saved, FIRST_NUDGE, good_enough, distance);
+        if left < nearest {
+            nearest = left;
+            chain.save(&mut best);
+        }
+    }
+    chain.restore(&best);
+    chain.return_pose_scratch([best, unused, more]);
+    nearest
 }
 
 /// `report` after relieving the chain's stress, when the solve reached its target and the options
