@@ -108,7 +108,7 @@ pub fn look_at(chain: &mut Chain, target: Vec3, options: &IkOptions) -> LookAtRe
 
 /// [`pattern_search`] on the angle left.
 fn pattern_polish(chain: &mut Chain, target: Vec3, saved: &mut Vec<Quat>) -> f32 {
-    pattern_search(chain, saved, FIRST_NUDGE, 1e-4, |chain| {
+    pattern_search(chain, saved, (FIRST_NUDGE, 1e-4), 1e-4, |chain| {
         aim_error(chain, target)
     })
 }

@@ -6,26 +6,36 @@ use glam::{Quat, Vec3};
 use super::chain::Chain;
 use crate::rotation::rotation_about;
 
-/// The first turn the search tries, radians.
+/// The first turn a search from a pose far from its best tries, radians.
 pub(crate) const FIRST_NUDGE: f32 = 0.3;
 
-/// The search stops below this turn, radians.
-const LAST_NUDGE: f32 = 1e-4;
+/// Sweeps over every joint and axis at one size of turn before it is halved.
+const SWEEPS_PER_NUDGE: usize = 8;
+
+/// The least share of the cost a turn must gain to be kept.
+const LEAST_GAIN: f32 = 1e-5;
 
 /// Turns each free joint by `±nudge` about each world axis, projects it onto its limit, and
-/// keeps the turn when it lowers `cost`; when no turn does, the nudge is halved, from
-/// `first_nudge` down to 1e-4 rad, or until the cost falls to `good_enough`. Every pose it
+/// keeps the turn when it lowers `cost` by at least a hundred-thousandth; when no turn does (or
+/// after eight sweeps at one size), the nudge is halved, from `first_nudge` down to
+/// `last_nudge` (radians), or until the cost falls to `good_enough`. Every pose it
 /// visits satisfies the limits. Returns the cost left; the chain holds its pose.
 pub(crate) fn pattern_search(
     chain: &mut Chain,
     saved: &mut Vec<Quat>,
-    first_nudge: f32,
+    (first_nudge, last_nudge): (f32, f32),
     good_enough: f32,
     cost: impl Fn(&Chain) -> f32,
 ) -> f32 {
     let mut left = cost(chain);
     let mut nudge = first_nudge;
-    while nudge > LAST_NUDGE && left > good_enough {
+    let mut sweeps = 0;
+    while nudge > last_nudge && left > good_enough {
+        // A curved valley makes a pattern search crawl: a few sweeps per size of turn.
+        sweeps += 1;
+        if sweeps > SWEEPS_PER_NUDGE {
+            (nudge, sweeps) = (nudge * 0.5, 1);
+        }
         let mut improved = false;
         for i in chain.first_free_joint()..chain.len() {
             for axis in [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Y, -Vec3::Z] {
@@ -33,8 +43,9 @@ pub(crate) fn pattern_search(
                 chain.turn_joint(i, rotation_about(axis, nudge), true);
                 chain.update();
                 let moved = cost(chain);
-                // By more than rounding, so that the search cannot cycle.
-                if moved < left - 1e-7 * left.max(1.0) {
+                // By a share of the cost, so that the search neither cycles on rounding nor
+                // crawls on gains nobody sees.
+                if moved < left * (1.0 - LEAST_GAIN) {
                     (left, improved) = (moved, true);
                 } else {
                     chain.restore(saved);
@@ -42,7 +53,7 @@ pub(crate) fn pattern_search(
             }
         }
         if !improved {
-            nudge *= 0.5;
+            (nudge, sweeps) = (nudge * 0.5, 0);
         }
     }
     left

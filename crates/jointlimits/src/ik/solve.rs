@@ -205,6 +205,18 @@ pub fn solve(chain: &mut Chain, target: Vec3, solver: Solver, options: &IkOption
     }
 }
 
+/// The turns of the pattern search from a solve's pose, which its passes left near a local
+/// minimum, radians: from a small turn, to where the gain no longer shows (a thousandth of a
+/// radian moves the end by a thousandth of the chain's length at most).
+const POLISH_NUDGES: (f32, f32) = (0.05, 1e-3);
+
+/// The one size of turn the probe of [`polish_unreached`] tries, radians (the second is where
+/// it stops: below the first).
+const PROBE_NUDGES: (f32, f32) = (0.01, 0.0099);
+
+/// The share of the distance the probe must gain for the search to go on.
+const PROBE_GAIN: f32 = 0.01;
+
 /// Shaken starts [`polish_unreached`] searches from, after the pose it was given.
 const POLISH_RESTARTS: usize = 8;
 
@@ -214,9 +226,9 @@ const POLISH_SHAKE: f32 = 0.8;
 
 /// Where limits kept a solve from its target: a pattern search along the limits from the
 /// chain's pose (the passes and sweeps stop where no single joint's aiming helps, though
-/// turning joints together along their limits still does), then from shaken copies of the best
-/// pose, shaken further every second start; the chain is left in the nearest pose found.
-/// Returns its distance to the target.
+/// turning joints together along their limits still does); where that gains at least 2%, from
+/// shaken copies of the best pose too, shaken further every second start; the chain is left
+/// in the nearest pose found. Returns its distance to the target.
 fn polish_unreached(
     chain: &mut Chain,
     target: Vec3,
@@ -225,7 +237,21 @@ fn polish_unreached(
 ) -> f32 {
     let distance = |chain: &Chain| chain.end_effector().distance(target);
     let good_enough = options.tolerance;
-    let mut nearest = pattern_search(chain, saved, FIRST_NUDGE, good_enough, distance);
+    let reached = distance(chain);
+    // A probe at one small turn first: where the solve's passes and sweeps ended at a local
+    // minimum along the limits (on captured arms, nearly always), the search would cost ten
+    // times the solve for nothing.
+    let probed = pattern_search(chain, saved, PROBE_NUDGES, good_enough, distance);
+    if probed >= reached * (1.0 - PROBE_GAIN) {
+        return probed;
+    }
+    let mut nearest = pattern_search(chain, saved, POLISH_NUDGES, good_enough, distance);
+    if nearest >= reached * (1.0 - RESTART_GAIN) {
+        // The solve's pose was all but a local minimum along the limits (as on captured arms,
+        // where its sweeps and restarts leave millimetres): restarts would cost more than they
+        // are likely to find.
+        return nearest;
+    }
     let [mut best, unused, more] = chain.take_pose_scratch();
     chain.save(&mut best);
     let mut shake = Shake::new(target);
@@ -235,7 +261,13 @@ fn polish_unreached(
         }
         chain.restore(&best);
         chain.perturb(&mut shake, POLISH_SHAKE * (1 + restart / 2) as f32);
-        let left = pattern_search(chain, saved, FIRST_NUDGE, good_enough, distance);
+        let left = pattern_search(
+            chain,
+            saved,
+            (FIRST_NUDGE, POLISH_NUDGES.1),
+            good_enough,
+            distance,
+        );
         if left < nearest {
             nearest = left;
             chain.save(&mut best);
