@@ -301,19 +301,21 @@ Frame Time: 0.033333
 0 0 0 0 0 0 -22.996727 -16.085343 -16.634086 103.11797 3.16707 -12.291828 29.743306 19.930232 -29.915768 -15.799377 -6.792654 -3.971399
 ";
 
+/// The Euler arm's limits and clip written to a scratch directory, and a path for the output.
+fn euler_arm_files(name: &str) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let dir = scratch(name);
+    let (limits, clip) = (dir.join("limits.json"), dir.join("arm.bvh"));
+    std::fs::write(&limits, EULER_ARM_LIMITS).unwrap();
+    std::fs::write(&clip, EULER_ARM_CLIP).unwrap();
+    (limits, clip, dir.join("out.bvh"))
+}
+
 /// Where the shortest arc of every joint is clamped, look-at searches the other turns that
 /// point the aim at the target, and restarts: on this arm the shortest arcs stopped 51.7° off
 /// a target that allowed poses aim at within 0.04° (an outside check's search found one).
 #[test]
 fn look_at_reaches_aims_only_turns_other_than_the_shortest_arcs_allow() {
-    let dir = scratch("look-at-euler");
-    let (limits, clip, out) = (
-        dir.join("limits.json"),
-        dir.join("arm.bvh"),
-        dir.join("aimed.bvh"),
-    );
-    std::fs::write(&limits, EULER_ARM_LIMITS).unwrap();
-    std::fs::write(&clip, EULER_ARM_CLIP).unwrap();
+    let (limits, clip, out) = euler_arm_files("look-at-euler");
     let point = glam::Vec3::new(6.784284, 17.207471, -6.153722);
     let target = format!("{},{},{}", point.x, point.y, point.z);
     let (limits_s, clip_s, out_s) = (
@@ -355,14 +357,7 @@ fn look_at_reaches_aims_only_turns_other_than_the_shortest_arcs_allow() {
 /// check's bounded search over the Euler ranges found (5.009).
 #[test]
 fn ik_beyond_reach_slides_along_the_limits_to_the_nearest_pose() {
-    let dir = scratch("ik-euler-beyond");
-    let (limits, clip, out) = (
-        dir.join("limits.json"),
-        dir.join("arm.bvh"),
-        dir.join("solved.bvh"),
-    );
-    std::fs::write(&limits, EULER_ARM_LIMITS).unwrap();
-    std::fs::write(&clip, EULER_ARM_CLIP).unwrap();
+    let (limits, clip, out) = euler_arm_files("ik-euler-beyond");
     let point = glam::Vec3::new(-7.33452, -2.843165, -14.130676);
     let target = format!("{},{},{}", point.x, point.y, point.z);
     let (limits_s, clip_s, out_s) = (
