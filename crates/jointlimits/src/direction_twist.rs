@@ -18,6 +18,12 @@ pub(crate) fn measure(axis: Vec3, relative: Quat) -> (f32, Vec3) {
     (twist, relative * axis)
 }
 
+/// Whether two unit axes are one (within f32 rounding).
+#[inline]
+pub(crate) fn same_axis(a: Vec3, b: Vec3) -> bool {
+    a.dot(b) >= 1.0 - 1e-6
+}
+
 /// The angle between unit vectors, accurate at both ends (atan2 of sine and cosine).
 #[inline(always)]
 pub(crate) fn angle(a: Vec3, b: Vec3) -> f32 {

@@ -272,7 +272,8 @@ impl RotationLimit for ReachConeLimit {
     /// Every direction inside the cone has a twist range, so about the cone's own axis its
     /// directions answer.
     fn reaches_direction(&self, axis: Vec3, direction: Vec3) -> Option<bool> {
-        crate::table::limit::same_axis(axis, self.twist_axis).then(|| self.cone.contains(direction))
+        crate::direction_twist::same_axis(axis, self.twist_axis)
+            .then(|| self.cone.contains(direction))
     }
 
     #[inline]

@@ -801,7 +801,7 @@ impl RotationLimit for TableLimit {
     /// An allowed direction holds a twist range (never empty), so about the table's own axis
     /// the allowed directions answer.
     fn reaches_direction(&self, axis: Vec3, direction: Vec3) -> Option<bool> {
-        same_axis(axis, self.twist_axis)
+        direction_twist::same_axis(axis, self.twist_axis)
             .then(|| self.swing.signed_distance(direction) <= BOUNDARY_TOLERANCE)
     }
 
@@ -898,11 +898,6 @@ impl RotationLimit for TableLimit {
         });
         vec![big, islands]
     }
-}
-
-/// Whether two unit axes are one (within f32 rounding).
-pub(crate) fn same_axis(a: Vec3, b: Vec3) -> bool {
-    a.dot(b) >= 1.0 - 1e-6
 }
 
 #[cfg(test)]
