@@ -57,21 +57,12 @@ pub fn look_at(chain: &mut Chain, target: Vec3, options: &IkOptions) -> LookAtRe
     let [mut input, mut best, mut saved] = chain.take_pose_scratch();
     chain.save(&mut input);
     // The shortest arcs first: the natural turn, spine before head.
-    while passes < options.max_iterations && angle > 1e-4 {
-        for i in 0..n {
-            let eye = chain.positions()[n - 1];
-            let aim = chain.positions()[n] - eye;
-            chain.turn_joint(i, rotation_between(aim, target - eye), options.use_limits);
-            chain.update();
-        }
-        passes += 1;
-        let next = aim_error(chain, target);
-        let settled = (angle - next).abs() < 1e-6;
-        angle = next;
-        if settled {
-            break;
-        }
-    }
+    (angle, passes) = run_passes(chain, target, options.max_iterations, |chain, i| {
+        let eye = chain.positions()[n - 1];
+        let aim = chain.positions()[n] - eye;
+        chain.turn_joint(i, rotation_between(aim, target - eye), options.use_limits);
+        chain.update();
+    });
     if options.use_limits && angle > 1e-4 {
         // Limits stopped them short: other turns pointing the aim there may clamp less.
         let (left, more) = family_passes(chain, target, options.max_iterations, &mut saved);
@@ -123,23 +114,35 @@ const RESTART_SHAKE: f32 = 0.6;
 /// An angle left that needs no restart, radians (0.06°).
 const AIMED: f32 = 1e-3;
 
-/// Passes of [`aim_from_joint`] over the chain, root first, until the angle stops falling or
-/// after `max_passes`: the angle left and the passes run.
+/// [`run_passes`] of [`aim_from_joint`].
 fn family_passes(
     chain: &mut Chain,
     target: Vec3,
     max_passes: usize,
     saved: &mut Vec<Quat>,
 ) -> (f32, usize) {
+    run_passes(chain, target, max_passes, |chain, i| {
+        aim_from_joint(chain, i, target, saved)
+    })
+}
+
+/// Passes of `turn` over every joint of the chain, root first, until the angle left drops
+/// below `1e-4` rad, stops changing, or after `max_passes`: the angle left and the passes run.
+fn run_passes(
+    chain: &mut Chain,
+    target: Vec3,
+    max_passes: usize,
+    mut turn: impl FnMut(&mut Chain, usize),
+) -> (f32, usize) {
     let mut angle = aim_error(chain, target);
     let mut passes = 0;
     while passes < max_passes && angle > 1e-4 {
         for i in 0..chain.len() {
-            aim_from_joint(chain, i, target, saved);
+            turn(chain, i);
         }
         passes += 1;
         let next = aim_error(chain, target);
-        let settled = angle - next < 1e-6;
+        let settled = (angle - next).abs() < 1e-6;
         angle = next;
         if settled {
             break;

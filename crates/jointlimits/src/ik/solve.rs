@@ -252,7 +252,7 @@ fn polish_unreached(
         // are likely to find.
         return nearest;
     }
-    let [mut best, unused, more] = chain.take_pose_scratch();
+    let [mut best, second, third] = chain.take_pose_scratch();
     chain.save(&mut best);
     let mut shake = Shake::new(target);
     for restart in 0..POLISH_RESTARTS {
@@ -274,7 +274,7 @@ fn polish_unreached(
         }
     }
     chain.restore(&best);
-    chain.return_pose_scratch([best, unused, more]);
+    chain.return_pose_scratch([best, second, third]);
     nearest
 }
 
