@@ -176,6 +176,18 @@ pub trait RotationLimit {
         None
     }
 
+    /// The twists about the unit `axis` with which the bone may point along the unit
+    /// `direction`, as runs, when the kind stores them (tables, about their own bone axis: the
+    /// direction's twist range, a whole turn where it spans one, none where the direction is
+    /// not allowed); `None` otherwise, and measurements try the twists one by one.
+    fn twists_along(
+        &self,
+        _axis: glam::Vec3,
+        _direction: glam::Vec3,
+    ) -> Option<Vec<crate::twist::TwistRange>> {
+        None
+    }
+
     /// Whether `relative` is allowed.
     fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
         self.nearest(relative, context).inside

@@ -125,6 +125,16 @@ macro_rules! register_limit_kinds {
                 }
             }
 
+            fn twists_along(
+                &self,
+                axis: glam::Vec3,
+                direction: glam::Vec3,
+            ) -> Option<Vec<crate::twist::TwistRange>> {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.twists_along(axis, direction),)*
+                }
+            }
+
             fn stress(&self, limited: &Limited) -> Option<f32> {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.stress(limited),)*

@@ -167,6 +167,9 @@ impl<L: RotationLimit> Pointing<'_, L> {
     /// (one range narrower than a step when no step is allowed), longest first; empty when no
     /// twist is allowed. A convex region of a curved space can allow two separate runs.
     fn twist_runs(&self, direction: Vec3) -> Vec<TwistRange> {
+        if let Some(runs) = self.limit.twists_along(self.axis, direction) {
+            return runs;
+        }
         let n = TWIST_SAMPLES as i64;
         let flags: Vec<bool> = (0..n)
             .map(|k| self.allowed(direction, Self::step(k)))

@@ -805,6 +805,26 @@ impl RotationLimit for TableLimit {
             .then(|| self.swing.signed_distance(direction) <= BOUNDARY_TOLERANCE)
     }
 
+    /// About the table's own axis, the twist range its lookup reads at the direction (what
+    /// [`RotationLimit::contains`] measures the twist against away from a half swing): trying
+    /// twists one by one would run a proven projection for each near a half swing.
+    fn twists_along(&self, axis: Vec3, direction: Vec3) -> Option<Vec<TwistRange>> {
+        if !direction_twist::same_axis(axis, self.twist_axis) {
+            return None;
+        }
+        let Lookup { distance, twist } = self.lookup(self.swing.map.to_square(direction));
+        Some(if distance > BOUNDARY_TOLERANCE {
+            Vec::new()
+        } else if twist.max - twist.min >= std::f32::consts::TAU {
+            vec![TwistRange {
+                min: -std::f32::consts::PI,
+                max: std::f32::consts::PI,
+            }]
+        } else {
+            vec![twist]
+        })
+    }
+
     fn validate(&self) -> Result<(), InvalidField> {
         validation::unit_vector("twist_axis", self.twist_axis)?;
         let resolution = self.resolution();
