@@ -4,16 +4,34 @@
 //! its own side alone, and more than the other side's limits reflected.
 
 use glam::Quat;
+use jointlimits::fit::authored::AuthoredShape;
 use jointlimits::fit::mirror::{mirror_pairs, reflect, sagittal_normal};
-use jointlimits::fit::{FitOptions, ShapeKind, SkeletonFitChoices, fit_skeleton_limits_with};
+use jointlimits::fit::{
+    FitOptions, ReferenceChoice, ShapeKind, SkeletonFitChoices, fit_skeleton_limits_with,
+};
 use jointlimits::{Motion, SkeletonLimits, SpaceKind};
 use jointlimits_io::read_bvh_file;
 use jointlimits_testdata::{SplitMix, fixture};
 
 fn fit(bvh: &jointlimits_io::Bvh, clip: &Motion, shape: ShapeKind, mirror: bool) -> SkeletonLimits {
+    fit_with(
+        bvh,
+        clip,
+        (SpaceKind::Full, shape, ReferenceChoice::Bind),
+        mirror,
+    )
+}
+
+fn fit_with(
+    bvh: &jointlimits_io::Bvh,
+    clip: &Motion,
+    (space, shape, reference): (SpaceKind, ShapeKind, ReferenceChoice),
+    mirror: bool,
+) -> SkeletonLimits {
     let options = FitOptions {
-        space: SpaceKind::Full,
+        space,
         shape,
+        reference,
         skip_frames: 5,
         ..FitOptions::default()
     };
@@ -44,8 +62,22 @@ fn both_sides_come_out_mirror_images() {
         assert!(pairs.len() >= 10, "{name}: {} pairs", pairs.len());
         let normal = sagittal_normal(&bvh.skeleton, &pairs).unwrap();
         let clip = bvh.to_motion();
-        for shape in [ShapeKind::Box, ShapeKind::Ellipsoid, ShapeKind::Hull] {
-            let limits = fit(&bvh, &clip, shape, true);
+        // The kinds with a bone axis (the two sides' bones differ by up to 3° on these
+        // skeletons, after reflection), and a mean reference pose (the two sides' means differ
+        // by up to 15°): each side fitted in its own frame used to come out different.
+        let full = |shape| (SpaceKind::Full, shape, ReferenceChoice::Bind);
+        for (space, shape, reference) in [
+            full(ShapeKind::Box),
+            full(ShapeKind::Ellipsoid),
+            full(ShapeKind::Hull),
+            full(ShapeKind::Authored(AuthoredShape::Cone)),
+            full(ShapeKind::Authored(AuthoredShape::SphericalEllipse)),
+            full(ShapeKind::ReachCone),
+            (SpaceKind::SwingTwist, ShapeKind::Box, ReferenceChoice::Bind),
+            (SpaceKind::Full, ShapeKind::Ellipsoid, ReferenceChoice::Mean),
+        ] {
+            let shape = (space, shape, reference);
+            let limits = fit_with(&bvh, &clip, shape, true);
             let mut disagreements = 0;
             for &(l, r) in &pairs {
                 let joints = bvh.skeleton.joints();
