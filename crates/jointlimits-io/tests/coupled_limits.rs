@@ -7,7 +7,7 @@
 //! poses parent first leaves every child inside given its limited parent.
 
 use glam::Quat;
-use jointlimits::fit::{FitOptions, fit_skeleton_limits};
+use jointlimits::fit::{FitOptions, ShapeKind, fit_skeleton_limits};
 use jointlimits::{LimitContext, LimitRegion, Motion, SkeletonLimits};
 use jointlimits_io::{Bvh, read_bvh_file};
 use jointlimits_testdata::{SplitMix, fixture};
@@ -199,4 +199,51 @@ fn fitted_frames_are_inside_and_apply_then_check_agree() {
         }
     }
     assert!(outside > 0, "the unseen clip leaves the limits somewhere");
+}
+
+/// At the ends of the grid sizes a configuration may choose, every fitted frame of every
+/// coupled joint is inside given its parent. One cell's corners are all the sphere's far pole,
+/// so its vertices gathered only the frames near that pole (a hand 45° outside its own fit);
+/// at 64² the vertices folded onto one parent direction gathered different frames, and the fit
+/// refused its own result.
+#[test]
+fn every_grid_size_holds_the_frames_it_was_fitted_to() {
+    let Some(path) = fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let bvh = read_bvh_file(&path).unwrap();
+    let motion = bvh.to_motion();
+    for resolution in [1, 2, 64] {
+        let options = FitOptions {
+            shape: ShapeKind::Coupled(resolution),
+            padding: 0.0,
+            coupling_margin: 0.0,
+            skip_frames: 5,
+            ..FitOptions::default()
+        };
+        let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {})
+            .unwrap_or_else(|e| panic!("{resolution}²: {e}"));
+        let mut coupled = 0;
+        for limit in &limits.joints {
+            if !matches!(limit.region, LimitRegion::Coupled(_)) {
+                continue;
+            }
+            coupled += 1;
+            let joint = bvh.skeleton.find(&limit.joint).unwrap();
+            let parent = bvh.skeleton.joints()[joint].parent.unwrap();
+            for frame in 5..motion.frame_count() {
+                let rotations = motion.frame_rotations(frame);
+                let context = LimitContext {
+                    parent: Some(rotations[parent]),
+                };
+                let violation = limit.violation_in(rotations[joint], &context);
+                assert_eq!(
+                    violation, 0.0,
+                    "{resolution}² {} frame {frame}",
+                    limit.joint
+                );
+            }
+        }
+        assert!(coupled > 10, "{resolution}²: {coupled} coupled joints");
+    }
 }

@@ -96,20 +96,29 @@ pub fn fit_coupled(
     let vertex = |column: usize, row: usize| {
         map.to_sphere(VertexGrid::vertex_position(resolution, column, row))
     };
-    // Each vertex's reach: the farthest corner of any cell it is a corner of.
+    // Each vertex's reach: the farthest point of any cell it is a corner of, over a 3 × 3
+    // lattice of the cell (its corners alone are one direction in a grid of one cell, the
+    // sphere's far pole, where the cell covers the whole sphere).
     let mut reach = vec![0.0f32; side * side];
     for row in 0..resolution {
         for column in 0..resolution {
-            let corners = [
+            let corner = VertexGrid::vertex_position(resolution, column, row);
+            let step = 1.0 / resolution as f32;
+            let lattice: Vec<Vec3> = (0..9)
+                .map(|k| {
+                    let offset = glam::Vec2::new((k % 3) as f32, (k / 3) as f32) * step;
+                    map.to_sphere(corner + offset)
+                })
+                .collect();
+            for (c, r) in [
                 (column, row),
                 (column + 1, row),
                 (column, row + 1),
                 (column + 1, row + 1),
-            ];
-            for &(c, r) in &corners {
-                for &(c2, r2) in &corners {
-                    let angle = vertex(c, r).angle_between(vertex(c2, r2));
-                    reach[r * side + c] = reach[r * side + c].max(angle);
+            ] {
+                let at = vertex(c, r);
+                for &point in &lattice {
+                    reach[r * side + c] = reach[r * side + c].max(at.angle_between(point));
                 }
             }
         }
@@ -142,6 +151,7 @@ pub fn fit_coupled(
             max.push(bounds.1);
         }
     }
+    merge_fold_partners(&mut min, &mut max, resolution);
     let record = CoupledRecord {
         parent_reference: parent_reference.normalize(),
         parent_axis: axis,
@@ -156,4 +166,19 @@ pub fn fit_coupled(
         },
     };
     CoupledLimit::new(record).map_err(|e| FitError::Coupled(e.to_string()))
+}
+
+/// Gives the vertices that are one parent direction (fold partners on the square's outer edges,
+/// and its four corners) the union of their boxes: their neighbourhoods are gathered around
+/// positions that differ by rounding, from reaches that differ with the cells each touches, and
+/// boxes that differ there would make the child's range jump as the parent crosses a fold. A
+/// union still holds every sample its parts held, within the independent box.
+fn merge_fold_partners(min: &mut [Vec3], max: &mut [Vec3], resolution: usize) {
+    // Twice: the corners are paired with the first one, so the second pass spreads their union.
+    for _ in 0..2 {
+        for (a, b) in crate::table::swing_set::fold_pairs(resolution) {
+            let (low, high) = (min[a].min(min[b]), max[a].max(max[b]));
+            (min[a], min[b], max[a], max[b]) = (low, low, high, high);
+        }
+    }
 }
