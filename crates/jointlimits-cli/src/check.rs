@@ -193,7 +193,9 @@ pub fn print_text(report: &CheckReport, out: &mut impl Write) -> std::io::Result
     writeln!(
         out,
         "overall: {} of {} frames have every joint within {}° of its limit",
-        report.frames_all_inside, report.frames, report.tolerance_deg
+        report.frames_all_inside,
+        report.frames,
+        jointlimits::validation::readable(report.tolerance_deg)
     )?;
     if stress {
         let broken: usize = report.joints.iter().map(|j| j.frames_beyond_break).sum();

@@ -72,9 +72,10 @@ enum Command {
         /// spherical-ellipse. The space option is ignored for all but the first eight.
         #[arg(long, default_value = "ellipsoid", value_parser = fit::parse_shape)]
         shape: ShapeKind,
-        /// Cells per side of a table (`--shape table`), 4 to 2048.
-        #[arg(long, default_value_t = jointlimits::fit::table::DEFAULT_RESOLUTION)]
-        resolution: u32,
+        /// Cells per side of a table (`--shape table`, 4 to 2048; default 128) or of a coupled
+        /// limit's grid over the parent's directions (`--shape coupled`, 1 to 64; default 4).
+        #[arg(long)]
+        resolution: Option<u32>,
         /// Room around the data, degrees (0 to 180).
         #[arg(long, default_value_t = 2.0, value_parser = parse_padding, allow_hyphen_values = true)]
         padding: f64,
@@ -488,9 +489,16 @@ fn main() -> ExitCode {
             pairs,
             config,
         } => {
-            let shape = match shape {
-                ShapeKind::Table(_) => ShapeKind::Table(resolution),
-                other => other,
+            let shape = match (shape, resolution) {
+                (ShapeKind::Table(_), Some(cells)) => ShapeKind::Table(cells),
+                (ShapeKind::Coupled(_), Some(cells)) => ShapeKind::Coupled(cells),
+                (other, Some(_)) if config.is_none() => {
+                    eprintln!(
+                        "warning: --resolution is for --shape table and --shape coupled; {other} has no grid, so it is ignored"
+                    );
+                    other
+                }
+                (other, _) => other,
             };
             let options = FitOptions {
                 space,

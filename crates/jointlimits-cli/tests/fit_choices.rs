@@ -323,3 +323,42 @@ fn the_coupling_margin_grows_each_parent_box_up_to_the_independent_one() {
         stderr(&output)
     );
 }
+
+/// `--resolution` sizes a coupled limit's grid as it sizes a table (it was silently ignored),
+/// is refused outside the grid sizes a coupled limit has, and is said to be ignored by kinds
+/// without a grid.
+#[test]
+fn the_resolution_sizes_a_coupled_grid() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("coupled-resolution");
+    let fit = |shape: &str, resolution: &str| {
+        let out = dir.join(format!("{shape}-{resolution}.json"));
+        let output = jointlimits(&[
+            "fit",
+            clip.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--shape",
+            shape,
+            "--resolution",
+            resolution,
+        ]);
+        (output, out)
+    };
+    let (output, out) = fit("coupled", "2");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let limits = jointlimits_io::read_limits_file(&out).unwrap();
+    let LimitRegion::Coupled(coupled) = &limits.find("lForeArm").unwrap().region else {
+        panic!("lForeArm is not coupled")
+    };
+    assert_eq!(coupled.record().resolution, 2);
+    let (output, out) = fit("coupled", "65");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--resolution"), "{}", stderr(&output));
+    assert!(!out.exists());
+    let (output, _) = fit("ellipsoid", "32");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("ignored"), "{}", stderr(&output));
+}

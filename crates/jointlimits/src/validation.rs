@@ -142,3 +142,19 @@ pub fn interval(field: &str, min: f32, max: f32) -> Result<(), InvalidField> {
     bounded(&format!("{field}.max"), max)?;
     require(min <= max, field, || format!("min {min} exceeds max {max}"))
 }
+
+/// `x` as a person would write it: plain digits for ordinary sizes, an exponent for huge or tiny
+/// ones (a padding of 1e308 in a message should not take three hundred digits).
+pub fn readable(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        format!("{x}")
+    } else if (1e-4..1e6).contains(&x.abs()) {
+        // Twelve significant digits: a value typed in degrees and converted to radians and
+        // back reads as typed (`-3`, not `-3.0000000000000004`).
+        let decimals = (11 - x.abs().log10().floor() as i32).clamp(0, 16) as usize;
+        let rounded: f64 = format!("{x:.decimals$}").parse().unwrap_or(x);
+        format!("{rounded}")
+    } else {
+        format!("{x:e}")
+    }
+}

@@ -240,8 +240,8 @@ impl FitOptions {
                     option,
                     problem: format!(
                         "{} rad ({}°) is not a finite distance from 0 to π rad (180°)",
-                        readable(value),
-                        readable(value.to_degrees())
+                        crate::validation::readable(value),
+                        crate::validation::readable(value.to_degrees())
                     ),
                 });
             }
@@ -249,7 +249,10 @@ impl FitOptions {
         if !(self.hold > 0.0 && self.hold <= 1.0) {
             return Err(FitLimitsError::Option {
                 option: "hold",
-                problem: format!("{} is not a share in (0, 1]", readable(self.hold)),
+                problem: format!(
+                    "{} is not a share in (0, 1]",
+                    crate::validation::readable(self.hold)
+                ),
             });
         }
         if let Some(softening) = self.softening.filter(|s| !s.is_valid()) {
@@ -574,22 +577,6 @@ impl JointSamples<'_> {
             self.twist_axis,
             options,
         )
-    }
-}
-
-/// `x` as a person would write it: plain digits for ordinary sizes, an exponent for huge or tiny
-/// ones (a padding of 1e308 in a message should not take three hundred digits).
-fn readable(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() {
-        format!("{x}")
-    } else if (1e-4..1e6).contains(&x.abs()) {
-        // Twelve significant digits: a value typed in degrees and converted to radians and
-        // back reads as typed (`-3`, not `-3.0000000000000004`).
-        let decimals = (11 - x.abs().log10().floor() as i32).clamp(0, 16) as usize;
-        let rounded: f64 = format!("{x:.decimals$}").parse().unwrap_or(x);
-        format!("{rounded}")
-    } else {
-        format!("{x:e}")
     }
 }
 
