@@ -356,7 +356,11 @@ fn the_resolution_sizes_a_coupled_grid() {
     assert_eq!(coupled.record().resolution, 2);
     let (output, out) = fit("coupled", "65");
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--resolution"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--resolution"),
+        "{}",
+        stderr(&output)
+    );
     assert!(!out.exists());
     let (output, _) = fit("ellipsoid", "32");
     assert!(output.status.success(), "{}", stderr(&output));
