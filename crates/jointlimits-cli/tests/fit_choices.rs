@@ -252,6 +252,13 @@ fn a_configuration_that_excludes_everything_or_is_the_output_is_refused() {
     );
 }
 
+/// `jointlimits fit CLIP -o OUT ARGS...`.
+fn fit_to(clip: &std::path::Path, out: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["fit", clip.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    all.extend_from_slice(args);
+    jointlimits(&all)
+}
+
 /// `fit --coupling-margin`: each parent direction's box grows by the margin beyond the padding and
 /// stays within the independent box, which the margin never changes; 180° gives every parent
 /// direction the independent box.
@@ -263,16 +270,11 @@ fn the_coupling_margin_grows_each_parent_box_up_to_the_independent_one() {
     let dir = scratch("coupling-margin");
     let fit = |margin: &str| {
         let out = dir.join(format!("coupled-{margin}.json"));
-        let output = jointlimits(&[
-            "fit",
-            clip.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--shape",
-            "coupled",
-            "--coupling-margin",
-            margin,
-        ]);
+        let output = fit_to(
+            &clip,
+            &out,
+            &["--shape", "coupled", "--coupling-margin", margin],
+        );
         assert!(output.status.success(), "{margin}: {}", stderr(&output));
         let limits = jointlimits_io::read_limits_file(&out).unwrap();
         let limit = limits.find("lForeArm").unwrap().clone();
@@ -335,16 +337,7 @@ fn the_resolution_sizes_a_coupled_grid() {
     let dir = scratch("coupled-resolution");
     let fit = |shape: &str, resolution: &str| {
         let out = dir.join(format!("{shape}-{resolution}.json"));
-        let output = jointlimits(&[
-            "fit",
-            clip.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--shape",
-            shape,
-            "--resolution",
-            resolution,
-        ]);
+        let output = fit_to(&clip, &out, &["--shape", shape, "--resolution", resolution]);
         (output, out)
     };
     let (output, out) = fit("coupled", "2");
