@@ -72,13 +72,18 @@ pub fn run(out: &Path) -> Result<()> {
     write_limits_file(&limits_path, &limits)?;
     let limits = read_limits_file(&limits_path)?;
 
-    let mut limited = exaggerated.clone();
+    // Limit the file just written and write it as `apply` does: allowed rotations keep their
+    // text, changed ones the Euler angles nearest the input's own.
+    let exaggerated_file = read_bvh_file(out.join("exaggerated.bvh"))?;
+    let mut limited = exaggerated_file.to_motion();
     let mut limiter = limits.bind(&skeleton)?;
     let joint_count = limited.joint_count;
     for frame in 0..limited.frame_count() {
         limiter.limit_pose(&mut limited.rotations[frame * joint_count..(frame + 1) * joint_count]);
     }
-    write_clip("limited.bvh", &limited)?;
+    let joint_limits: Vec<_> = (0..joint_count).map(|j| limiter.joint_limit(j)).collect();
+    let (limited_file, _) = exaggerated_file.with_allowed_motion(&limited, &joint_limits)?;
+    write_bvh_file(out.join("limited.bvh"), &limited_file)?;
     let limited_reread = read_bvh_file(out.join("limited.bvh"))?.to_motion();
 
     let tolerance = 0.01;

@@ -25,6 +25,8 @@ pub struct TargetSpec {
     pub point: Vec3,
     /// Zero-based frames, inclusive.
     pub frames: Option<RangeInclusive<usize>>,
+    /// Where it was given (`--target …`, or the track file and line), for messages.
+    pub origin: String,
 }
 
 /// How the chain moves.
@@ -105,7 +107,8 @@ pub fn run(request: IkRequest) -> Result<()> {
             && *frames.end() >= frame_count
         {
             bail!(
-                "target {} asks for frames {}-{}, but {} has {frame_count} frames (0-{})",
+                "{}: target {} asks for frames {}-{}, but {} has {frame_count} frames (0-{})",
+                target.origin,
                 target.point,
                 frames.start(),
                 frames.end(),
@@ -277,10 +280,17 @@ pub fn parse_target(text: &str) -> Result<TargetSpec, String> {
     Ok(TargetSpec {
         point: parse_vec3(point)?,
         frames,
+        origin: format!("--target {text}"),
     })
 }
 
 fn parse_frames(text: &str) -> Result<RangeInclusive<usize>, String> {
+    if text.trim().starts_with('-') {
+        return Err(format!(
+            "{:?} is not a frame number (frames count from 0)",
+            text.trim()
+        ));
+    }
     let number = |s: &str| {
         s.trim()
             .parse::<usize>()
@@ -360,6 +370,7 @@ pub fn read_target_csv(path: &Path) -> Result<Vec<TargetSpec>> {
         targets.push(TargetSpec {
             point,
             frames: Some(frames),
+            origin: format!("{}:{}", path.display(), index + 1),
         });
     }
     if targets.is_empty() {

@@ -1,7 +1,7 @@
 //! The `jointlimits` binary end to end.
 
 mod common;
-use common::{jointlimits, scratch};
+use common::{jointlimits, scratch, stderr};
 
 /// Asserts that `jointlimits check LIMITS CLIP --tolerance DEG` finds every frame inside.
 fn assert_check_passes(limits: &str, clip: &str, tolerance_degrees: &str, context: &str) {
@@ -109,6 +109,21 @@ fn demo_writes_a_clip_that_reads_back() {
     );
     let check = jointlimits(&["check", &d("limits.json"), &d("exaggerated.bvh")]);
     assert_eq!(check.status.code(), Some(1));
+    // Its limited clip is what `apply` writes, byte for byte: allowed rotations keep their text
+    // (it wrote 1,324 allowed forearm frames as the other Euler triple, 180° apart per channel).
+    let applied = jointlimits(&[
+        "apply",
+        &d("limits.json"),
+        &d("exaggerated.bvh"),
+        "-o",
+        &d("applied.bvh"),
+    ]);
+    assert!(applied.status.success());
+    assert!(
+        std::fs::read(dir.join("limited.bvh")).unwrap()
+            == std::fs::read(dir.join("applied.bvh")).unwrap(),
+        "demo's limited.bvh differs from apply's"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -642,4 +657,45 @@ fn apply_then_check_agree_on_random_poses_at_the_default_tolerance() {
     let nan = jointlimits(&["check", "l.json", random, "--tolerance", "nan"]);
     assert_eq!(nan.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&nan.stderr).contains("finite"));
+}
+
+/// Targets on frames the clip lacks are refused naming where they were given (the track's file
+/// and line, or the option), and negative frames are quoted as written (they read `""`).
+#[test]
+fn ik_targets_on_missing_frames_name_where_they_were_given() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_07.bvh") else {
+        return;
+    };
+    let dir = scratch("ik-bad-frames");
+    let (limits, out) = (dir.join("limits.json"), dir.join("ik.bvh"));
+    let clip_s = clip.to_str().unwrap();
+    let fit = jointlimits(&["fit", clip_s, "-o", limits.to_str().unwrap()]);
+    assert!(fit.status.success(), "{}", stderr(&fit));
+    let ik = |target: &[&str]| {
+        let mut args = vec![
+            "ik",
+            limits.to_str().unwrap(),
+            clip_s,
+            "-o",
+            out.to_str().unwrap(),
+            "--chain",
+            "rShldr..rHand",
+        ];
+        args.extend_from_slice(target);
+        let output = jointlimits(&args);
+        assert_eq!(output.status.code(), Some(2), "{target:?}");
+        assert!(!out.exists());
+        stderr(&output)
+    };
+    let track = dir.join("track.csv");
+    std::fs::write(&track, "frame,x,y,z\n0,1,2,3\n99999,1,2,3\n").unwrap();
+    let message = ik(&["--targets-csv", track.to_str().unwrap()]);
+    assert!(message.contains("track.csv:3"), "{message}");
+    std::fs::write(&track, "-1,1,2,3\n").unwrap();
+    let message = ik(&["--targets-csv", track.to_str().unwrap()]);
+    assert!(message.contains("track.csv:1: \"-1\""), "{message}");
+    let message = ik(&["--target=0,0,0@99999"]);
+    assert!(message.contains("--target 0,0,0@99999"), "{message}");
+    let message = ik(&["--target=0,0,0@-5"]);
+    assert!(message.contains("\"-5\""), "{message}");
 }
