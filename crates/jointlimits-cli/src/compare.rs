@@ -34,7 +34,7 @@ const MIN_BLOCK_FRAMES: usize = 2;
 /// One fitted kind, measured.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct CompareRow {
-    /// Limit space.
+    /// Limit space (`full` or `swing-twist`; `-` for kinds with a space of their own).
     pub space: String,
     /// Shape (or reach cone).
     pub shape: String,
@@ -250,6 +250,19 @@ pub enum Format {
 /// Runs `jointlimits compare`.
 pub fn run(request: &CompareRequest) -> Result<()> {
     let clips = inputs::read_clips(request.clips, USAGE)?;
+    for held in request.holdout {
+        if let Some(fitted) = request
+            .clips
+            .iter()
+            .find(|clip| inputs::same_or_copy(held, clip))
+        {
+            bail!(
+                "the held-out clip {} is also a clip to fit ({}): its acceptance would measure motion the limits were fitted on; hold out another clip",
+                held.display(),
+                fitted.display()
+            );
+        }
+    }
     let holdout = if request.holdout.is_empty() {
         None
     } else {
@@ -353,7 +366,12 @@ pub fn run(request: &CompareRequest) -> Result<()> {
                 &request.evaluation,
             );
             let row = CompareRow {
-                space: space_name(space).into(),
+                // Kinds with a space of their own ignore `--space` (README).
+                space: if shape.ignores_space() {
+                    "-".into()
+                } else {
+                    space_name(space).into()
+                },
                 shape: shape.to_string(),
                 error: measured.as_ref().err().map(|e| format!("{e:#}")),
                 measures: measured.ok(),

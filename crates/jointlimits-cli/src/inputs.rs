@@ -62,6 +62,18 @@ pub fn ensure_output_is_not_an_input(out: &Path, inputs: &[&Path]) -> Result<()>
     Ok(())
 }
 
+/// Whether `a` and `b` are one file, or two files with the same bytes (a copy).
+pub fn same_or_copy(a: &Path, b: &Path) -> bool {
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(first), Ok(second)) => {
+            same_file(&first, &second)
+                || (first.len() == second.len()
+                    && matches!((std::fs::read(a), std::fs::read(b)), (Ok(x), Ok(y)) if x == y))
+        }
+        _ => false,
+    }
+}
+
 /// Whether two metadata describe one file.
 fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
     #[cfg(unix)]

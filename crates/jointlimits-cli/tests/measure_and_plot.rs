@@ -184,6 +184,24 @@ fn compare_tables_every_kind_and_repeats_itself() {
     args.extend_from_slice(&quick);
     let held: serde_json::Value = serde_json::from_str(&succeed(&args)).unwrap();
     assert!(held["validation"].as_str().unwrap().contains("held-out"));
+    // A clip to fit held out too (or a copy of it) would measure fitted motion as unseen: 100%.
+    let copy = std::env::temp_dir().join(format!(
+        "jointlimits-heldout-copy-{}.bvh",
+        std::process::id()
+    ));
+    std::fs::copy(a, &copy).unwrap();
+    for held in [a, copy.to_str().unwrap()] {
+        let mut args = vec!["compare", a, "--holdout", held];
+        args.extend_from_slice(&quick);
+        let output = jointlimits(&args);
+        assert_eq!(output.status.code(), Some(2), "{held}");
+        assert!(
+            stderr(&output).contains("also a clip to fit"),
+            "{}",
+            stderr(&output)
+        );
+    }
+    std::fs::remove_file(copy).unwrap();
 }
 
 /// Width, height and the number of distinct colours of a PNG.
