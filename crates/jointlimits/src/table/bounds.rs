@@ -374,58 +374,6 @@ struct Block {
     i: u32,
     j: u32,
     bound: f32,
-    /// For cells and parts of cells: the directions at its corners (bottom-left, bottom-right,
-    /// top-left, top-right), which its parts share.
-    corners: [Vec3; 4],
-}
-
-/// The directions of square points already mapped while splitting one block: the parts of a
-/// cell share corners with their siblings and with the block split, so each point is mapped
-/// once (five new points per split instead of sixteen corners and four centres).
-struct KnownCorners {
-    points: [(Vec2, Vec3); 16],
-    len: usize,
-}
-
-impl KnownCorners {
-    fn new() -> KnownCorners {
-        KnownCorners {
-            points: [(Vec2::ZERO, Vec3::ZERO); 16],
-            len: 0,
-        }
-    }
-
-    /// Remembers that square point `p` maps to `direction`.
-    fn insert(&mut self, p: Vec2, direction: Vec3) {
-        if self.len < self.points.len() {
-            self.points[self.len] = (p, direction);
-            self.len += 1;
-        }
-    }
-
-    /// The direction of square point `p`: remembered when the very same point (bit for bit) was
-    /// mapped, mapped otherwise.
-    fn direction(&mut self, map: &OctahedralMap, p: Vec2) -> Vec3 {
-        let bits = |q: Vec2| (q.x.to_bits(), q.y.to_bits());
-        if let Some(&(_, direction)) = self.points[..self.len]
-            .iter()
-            .find(|(q, _)| bits(*q) == bits(p))
-        {
-            return direction;
-        }
-        let direction = map.to_sphere(p);
-        self.insert(p, direction);
-        direction
-    }
-}
-
-/// Where a cell or a part of one lies: its cell's column and row, its share `[t0, t1]` of the
-/// cell (in `[0, 1]²`), and its square rectangle `[low, high]`.
-struct CellPart {
-    column: usize,
-    row: usize,
-    share: [Vec2; 2],
-    rectangle: [Vec2; 2],
 }
 
 /// Envelope of no values: nothing allowed.
@@ -593,7 +541,6 @@ impl BoundPyramid {
             i: 0,
             j: 0,
             bound: 0.0,
-            corners: [Vec3::ZERO; 4],
         };
         let mut depth = 1;
         while depth > 0 {
@@ -602,25 +549,16 @@ impl BoundPyramid {
             if block.bound >= bar {
                 continue;
             }
-            let mut known = KnownCorners::new();
-            if block.level <= 0
-                && let Some(cell_part) = self.cell_part(block.level, block.i, block.j)
-            {
-                let corners = Part::corners_of(cell_part.rectangle);
-                for (p, direction) in corners.into_iter().zip(block.corners) {
-                    known.insert(p, direction);
-                }
-            }
             // The children, each with its bound; the smallest bound is examined first.
             let mut children = [Block::default(); 4];
             let mut count = 0;
             for (di, dj) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                 let (i, j) = (2 * block.i + di, 2 * block.j + dj);
                 let level = block.level - 1;
-                let Some(bounds) = self.block(grids, (level, i, j), d, &mut known) else {
+                let Some(bounds) = self.block(grids, level, i, j) else {
                     continue;
                 };
-                let mut bound = bounds.lower_bound(twist, bar);
+                let mut bound = bounds.lower_bound(d, twist, bar);
                 if bound >= bar {
                     continue;
                 }
@@ -653,17 +591,7 @@ impl BoundPyramid {
                     }
                     bound = bound.max(curved);
                 }
-                let corners = bounds
-                    .part
-                    .as_ref()
-                    .map_or([Vec3::ZERO; 4], |p| p.directions);
-                children[count] = Block {
-                    level,
-                    i,
-                    j,
-                    bound,
-                    corners,
-                };
+                children[count] = Block { level, i, j, bound };
                 count += 1;
             }
             let children = &mut children[..count];
@@ -678,19 +606,13 @@ impl BoundPyramid {
         changed
     }
 
-    /// The bounds of block `(i, j)` at `level` for the input direction `d`: a cap holding its
-    /// directions (the least angle from `d` to the cap's reference points, and the radius
-    /// around them), its twist envelope, and for cells and parts of cells their corners; `None`
-    /// when it lies past the grid or holds no allowed corner. `known` maps the corners of parts.
+    /// The square rectangle `[low, high]` of block `(i, j)` at `level`, a cap holding its
+    /// directions (centre and radius) and its twist envelope, or `None` when it lies past the
+    /// grid or holds no allowed corner.
     #[inline]
-    fn block(
-        &self,
-        grids: TableGrids,
-        (level, i, j): (i32, u32, u32),
-        d: Vec3,
-        known: &mut KnownCorners,
-    ) -> Option<Bounds> {
+    fn block(&self, grids: TableGrids, level: i32, i: u32, j: u32) -> Option<Bounds> {
         let n = self.resolution;
+        let cell = 2.0 / n as f32;
         if level > 0 {
             let (side, blocks) = &self.levels[level as usize - 1];
             let (i, j) = (i as usize, j as usize);
@@ -703,91 +625,54 @@ impl BoundPyramid {
             }
             return Some(Bounds {
                 part: None,
-                nearest: angle(d, block.centre),
+                centre: block.centre,
                 radius: block.radius,
                 twist: block.twist,
             });
         }
-        let CellPart {
-            column,
-            row,
-            share: [t0, t1],
-            rectangle,
-        } = self.cell_part(level, i, j)?;
-        let index = row * n + column;
-        let [low, high] = rectangle;
-        let radius = self.cell_stretch[index] * 0.5 * (high - low).length();
-        if level == 0 {
-            // A whole cell: its corners are vertices, its centre is stored.
-            let values = grids.packed.corners(column, row);
-            let twist = allowed_envelope(values)?;
-            let at = |c: usize, r: usize| self.vertex_directions[r * (n + 1) + c];
-            return Some(Bounds {
-                part: Some(Part {
-                    rectangle,
-                    values,
-                    cell: index,
-                    directions: [
-                        at(column, row),
-                        at(column + 1, row),
-                        at(column, row + 1),
-                        at(column + 1, row + 1),
-                    ],
-                    swings: None,
-                }),
-                nearest: angle(d, self.cell_centres[index]),
-                radius,
-                twist,
-            });
-        }
-        // A part: every point lies within half its diagonal (in the square) of its nearest
-        // corner, so the corners with that radius hold it, as a centre with it would.
-        let values = grids.packed.part_corners(column, row, t0, t1);
-        let twist = allowed_envelope(values)?;
-        let directions = Part::corners_of(rectangle).map(|p| known.direction(grids.map, p));
-        let swings = angles4(d, directions);
-        Some(Bounds {
-            part: Some(Part {
-                rectangle,
-                values,
-                cell: index,
-                directions,
-                swings: Some(swings),
-            }),
-            nearest: swings.into_iter().fold(f32::INFINITY, f32::min),
-            radius,
-            twist,
-        })
-    }
-
-    /// Where a cell (`level` 0) or a part of one (`2^-level` parts per side) lies; `None` past
-    /// the grid.
-    #[inline]
-    fn cell_part(&self, level: i32, i: u32, j: u32) -> Option<CellPart> {
-        let n = self.resolution;
+        // A cell (level 0) or a part of one: `2^-level` parts per side.
         let parts = 1u32 << (-level);
         let (column, row) = ((i / parts) as usize, (j / parts) as usize);
         if column >= n || row >= n {
             return None;
         }
+        let index = row * n + column;
         if parts == 1 {
-            return Some(CellPart {
-                column,
-                row,
-                share: [Vec2::ZERO, Vec2::ONE],
-                rectangle: cell_rectangle(n, column, row),
+            // A whole cell: its corners are vertices, its centre is stored.
+            let values = grids.packed.corners(column, row);
+            let twist = allowed_envelope(values)?;
+            let rectangle = cell_rectangle(n, column, row);
+            let [low, high] = rectangle;
+            return Some(Bounds {
+                part: Some(Part {
+                    rectangle,
+                    values,
+                    cell: index,
+                    whole: true,
+                }),
+                centre: self.cell_centres[index],
+                radius: self.cell_stretch[index] * 0.5 * (high - low).length(),
+                twist,
             });
         }
-        let cell = 2.0 / n as f32;
         let part = 1.0 / parts as f32;
         let t0 = Vec2::new((i % parts) as f32, (j % parts) as f32) * part;
         let t1 = t0 + part;
         let origin = Vec2::new(column as f32, row as f32) * cell - 1.0;
-        Some(CellPart {
-            column,
-            row,
-            share: [t0, t1],
-            rectangle: [origin + t0 * cell, origin + t1 * cell],
+        let rectangle = [origin + t0 * cell, origin + t1 * cell];
+        let values = grids.packed.part_corners(column, row, t0, t1);
+        let twist = allowed_envelope(values)?;
+        let [low, high] = rectangle;
+        Some(Bounds {
+            part: Some(Part {
+                rectangle,
+                values,
+                cell: index,
+                whole: false,
+            }),
+            centre: grids.map.to_sphere(0.5 * (low + high)),
+            radius: self.cell_stretch[index] * 0.5 * (high - low).length(),
+            twist,
         })
     }
 }
@@ -830,10 +715,8 @@ fn allowed_envelope([a, b, c, d]: [Vec4; 4]) -> Option<[f32; 2]> {
 struct Bounds {
     /// For cells and parts of cells: what their corners read.
     part: Option<Part>,
-    /// A cap holding the block's directions: every one lies within `radius` of a reference
-    /// point (its centre, or for a part of a cell one of its corners), the nearest of which is
-    /// `nearest` from the input direction.
-    nearest: f32,
+    /// A cap holding the block's directions.
+    centre: Vec3,
     radius: f32,
     /// The envelope of its twist limits.
     twist: [f32; 2],
@@ -842,8 +725,8 @@ struct Bounds {
 impl Bounds {
     /// The lower bound of `α(d, e)² + δ(e)²` over the block's directions (module docs).
     #[inline]
-    fn lower_bound(&self, twist: f32, bar: f32) -> f32 {
-        let swing = (self.nearest - self.radius).max(0.0);
+    fn lower_bound(&self, d: Vec3, twist: f32, bar: f32) -> f32 {
+        let swing = (angle(d, self.centre) - self.radius).max(0.0);
         if swing * swing >= bar {
             // Too far already: the twist's part need not be measured.
             return swing * swing;
@@ -866,23 +749,15 @@ struct Part {
     values: [Vec4; 4],
     /// Its cell's index (row-major).
     cell: usize,
-    /// The directions at its corners, in the order of `values`.
-    directions: [Vec3; 4],
-    /// Their angles from the input direction, when already measured.
-    swings: Option<[f32; 4]>,
+    /// Whether it is the whole cell (its corners the cell's vertices).
+    whole: bool,
 }
 
 impl Part {
     /// The square points of its corners, in the order of `values`.
     #[inline]
     fn corners(&self) -> [Vec2; 4] {
-        Part::corners_of(self.rectangle)
-    }
-
-    /// The corners of the rectangle `[low, high]`: bottom-left, bottom-right, top-left,
-    /// top-right.
-    #[inline]
-    fn corners_of([low, high]: [Vec2; 2]) -> [Vec2; 4] {
+        let [low, high] = self.rectangle;
         [
             low,
             Vec2::new(high.x, low.y),
@@ -939,7 +814,20 @@ impl BoundPyramid {
         tolerance: f32,
     ) -> (f32, bool) {
         let corners = part.corners();
-        let swings = part.swings.unwrap_or_else(|| angles4(d, part.directions));
+        let directions = if part.whole {
+            let n = self.resolution;
+            let (column, row) = (part.cell % n, part.cell / n);
+            let at = |c: usize, r: usize| self.vertex_directions[r * (n + 1) + c];
+            [
+                at(column, row),
+                at(column + 1, row),
+                at(column, row + 1),
+                at(column + 1, row + 1),
+            ]
+        } else {
+            corners.map(|p| grids.map.to_sphere(p))
+        };
+        let swings = angles4(d, directions);
         let mut improved = false;
         for ((&p, &swing), value) in corners.iter().zip(&swings).zip(part.values) {
             // The corner values screen the corners; one that may beat the best is read again
@@ -1280,17 +1168,16 @@ mod tests {
                 let t1 = t0 + 1.0 / parts as f32;
                 let origin = Vec2::new(column as f32, row as f32) * cell - 1.0;
                 // Whole cells read their corners' directions from the pyramid's vertices.
-                let rectangle = if level == 0 {
-                    cell_rectangle(n, column, row)
-                } else {
-                    [origin + t0 * cell, origin + t1 * cell]
-                };
+                let whole = level == 0;
                 let part = Part {
-                    rectangle,
+                    rectangle: if whole {
+                        cell_rectangle(n, column, row)
+                    } else {
+                        [origin + t0 * cell, origin + t1 * cell]
+                    },
                     values: packed.part_corners(column, row, t0, t1),
                     cell: row * n + column,
-                    directions: Part::corners_of(rectangle).map(|p| map.to_sphere(p)),
-                    swings: None,
+                    whole,
                 };
                 let (d, twist) = if trial % 2 == 0 {
                     (
