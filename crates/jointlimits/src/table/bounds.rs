@@ -37,6 +37,7 @@
 //! to a 128² table this halves the blocks and cells a search visits.
 
 use std::f32::consts::{PI, TAU};
+use std::sync::{Arc, Mutex};
 
 use glam::{DVec2, Vec2, Vec3, Vec4};
 
@@ -74,11 +75,11 @@ pub struct BoundPyramid {
     levels: Vec<(usize, Vec<BlockBounds>)>,
     /// Per cell (row-major): a bound on how far a step of unit length within the cell moves the
     /// direction ([`cell_stretch`]), which sizes the caps of the cell's parts.
-    cell_stretch: Vec<f32>,
+    cell_stretch: Arc<Vec<f32>>,
     /// Per cell (row-major): a bound on how fast a grid line through the cell bends on the
     /// sphere ([`cell_bending`]), `+∞` where the map is not smooth within the cell; it sizes
     /// the second-order bound of the cell's parts.
-    cell_bending: Vec<f32>,
+    cell_bending: Arc<Vec<f32>>,
     /// Per vertex (row-major, `(n + 1)²`): its direction. Whole cells, most of a search's
     /// work, read their corners' directions here instead of mapping them.
     vertex_directions: Vec<Vec3>,
@@ -123,6 +124,48 @@ pub fn cell_stretch(map: &OctahedralMap, n: usize, column: usize, row: usize) ->
         }
     }
     (largest * STRETCH_MARGIN).min(STRETCH)
+}
+
+/// Per-cell geometry of one map and grid size: [`cell_stretch`] and [`cell_bending`] of every
+/// cell (row-major).
+type MapGeometry = (Arc<Vec<f32>>, Arc<Vec<f32>>);
+
+/// Grids up to this many cells per side keep their geometry for the next table on the same map
+/// (a quarter of a megabyte each at 256²).
+const REMEMBERED_RESOLUTION: usize = 256;
+
+/// How many maps and grid sizes keep their geometry: the bone axes of a skeleton's tables.
+const REMEMBERED_MAPS: usize = 64;
+
+/// The per-cell stretch and bending bounds of an `n`-cell grid on `map`, computed once per map
+/// and size in a process (for grids up to [`REMEMBERED_RESOLUTION`]): they depend on the map's
+/// geometry alone, and calibrating a table's margin refits it on one map many times (they were
+/// a quarter of `compare --accept`'s time).
+fn map_geometry(map: &OctahedralMap, n: usize) -> MapGeometry {
+    use rayon::prelude::*;
+    type Key = (usize, [u32; 9]);
+    static REMEMBERED: Mutex<Vec<(Key, MapGeometry)>> = Mutex::new(Vec::new());
+    let key: Key = (n, map.basis.to_cols_array().map(f32::to_bits));
+    let remember = n <= REMEMBERED_RESOLUTION;
+    if remember
+        && let Ok(remembered) = REMEMBERED.lock()
+        && let Some((_, geometry)) = remembered.iter().find(|(k, _)| *k == key)
+    {
+        return geometry.clone();
+    }
+    let stretch: Vec<f32> = (0..n * n)
+        .into_par_iter()
+        .map(|index| cell_stretch(map, n, index % n, index / n))
+        .collect();
+    let bending = symmetric_grid(n, |column, row| cell_bending(n, column, row));
+    let geometry = (Arc::new(stretch), Arc::new(bending));
+    if remember && let Ok(mut remembered) = REMEMBERED.lock() {
+        if remembered.len() >= REMEMBERED_MAPS {
+            remembered.remove(0);
+        }
+        remembered.push((key, geometry.clone()));
+    }
+    geometry
 }
 
 /// `per_cell(column, row)` for every cell of an `n`-cell grid (row-major), for a per-cell bound
@@ -453,11 +496,7 @@ impl BoundPyramid {
             levels.push((up, parents.clone()));
             (side, below) = (up, parents);
         }
-        let cell_stretch: Vec<f32> = (0..n * n)
-            .into_par_iter()
-            .map(|index| cell_stretch(grids.map, n, index % n, index / n))
-            .collect();
-        let cell_bending: Vec<f32> = symmetric_grid(n, |column, row| cell_bending(n, column, row));
+        let (cell_stretch, cell_bending) = map_geometry(grids.map, n);
         let side = n + 1;
         let vertex_directions = (0..side * side)
             .into_par_iter()
