@@ -104,12 +104,10 @@ pub fn fit_coupled(
         for column in 0..resolution {
             let corner = VertexGrid::vertex_position(resolution, column, row);
             let step = 1.0 / resolution as f32;
-            let lattice: Vec<Vec3> = (0..9)
-                .map(|k| {
-                    let offset = glam::Vec2::new((k % 3) as f32, (k / 3) as f32) * step;
-                    map.to_sphere(corner + offset)
-                })
-                .collect();
+            let lattice: [Vec3; 9] = std::array::from_fn(|k| {
+                let offset = glam::Vec2::new((k % 3) as f32, (k / 3) as f32) * step;
+                map.to_sphere(corner + offset)
+            });
             for (c, r) in [
                 (column, row),
                 (column + 1, row),
