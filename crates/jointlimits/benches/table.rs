@@ -1,7 +1,9 @@
 //! Lookup-table limits on a table fitted to a shoulder-like crescent of swings (128² cells).
 //!
 //! `table/inside`: the inside test of a whole rotation (quaternion in, answer out) on 4,096
-//! rotations drawn from the fitted region (all allowed); `table/inside_lanes`: the same through the
+//! rotations drawn from the fitted region (all allowed), on the table prepared for repeated
+//! tests ([`TableLimit::prepare`]); `table/inside_unprepared`: the same without preparing, every
+//! answer measured and interpolated; `table/inside_lanes`: the same through the
 //! lane test the crowd and `limit_many` use (32 at a time). `project/table/per_call`: the full
 //! projection (`nearest`, quaternion to quaternion) on 4,096 inputs of which half are allowed
 //! and half are Haar-random rotations (nearly all outside). `project/table/batched`:
@@ -45,9 +47,26 @@ fn table_benches(c: &mut Criterion) {
         })
         .collect();
     let none = LimitContext::NONE;
+    let mut prepared = table.clone();
+    prepared.prepare();
+    let cells = prepared.inside_cells().expect("prepared");
+    let proven = inside.iter().filter(|&&q| cells.surely_allowed(q)).count();
+    eprintln!(
+        "table/inside: {:.1}% of the rotations lie in proven cells ({} kB)",
+        100.0 * proven as f64 / inside.len() as f64,
+        cells.memory_bytes() / 1000
+    );
     let mut group = c.benchmark_group("table");
     group.throughput(Throughput::Elements(inside.len() as u64));
     group.bench_function("inside", |b| {
+        b.iter(|| {
+            inside
+                .iter()
+                .filter(|&&q| prepared.contains(black_box(q), &none))
+                .count()
+        })
+    });
+    group.bench_function("inside_unprepared", |b| {
         b.iter(|| {
             inside
                 .iter()

@@ -6,6 +6,7 @@ pub mod boundary;
 pub mod bounds;
 pub mod channels;
 pub mod grid;
+pub mod inside_cells;
 pub mod limit;
 pub mod octahedral;
 pub mod packed;
