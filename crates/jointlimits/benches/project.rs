@@ -7,6 +7,9 @@
 //! back. `project/...` runs the vectorised [`JointLimit::limit_many`] over the 4,096 inputs;
 //! `project_one_at_a_time/...` calls [`JointLimit::limit`] on each, and `inside_one_at_a_time/...`
 //! calls it on the allowed half of the inputs only (the common case at runtime).
+//! `prepared_one_at_a_time/full/...` and `prepared_inside_one_at_a_time/full/...` are the same
+//! calls on the limit prepared for many calls ([`PreparedLimit`]: cells of local rotations proven
+//! allowed, answered from two loads).
 //! `project_far/full/{kdop13,hull}` (and `project_far_one_at_a_time/...`) take inputs 1.8–2.8
 //! data radii from the centre, all outside, where a polytope's projection sees the most faces.
 //! `project/reach_cone` is a reach cone with swing-dependent twist fitted to the same walk.
@@ -14,6 +17,7 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{DVec3, Quat, Vec3};
 use jointlimits::fit::{FitOptions, ShapeKind, fit_joint_limit};
+use jointlimits::prepared::PreparedLimit;
 use jointlimits::rotation::{from_scaled_angle_axis, unroll};
 use jointlimits::shape::KdopDirections;
 use jointlimits::{JointLimit, SpaceKind};
@@ -172,6 +176,24 @@ fn projection(c: &mut Criterion) {
             &limit,
             &inside_only(&limit, &queries),
         );
+        if space == SpaceKind::Full {
+            // The same calls on the limit prepared for many calls (cells proven allowed).
+            let prepared = PreparedLimit::new(limit.clone());
+            bench_prepared(
+                c,
+                &format!("prepared_one_at_a_time/{space_name}"),
+                shape_name,
+                &prepared,
+                &queries,
+            );
+            bench_prepared(
+                c,
+                &format!("prepared_inside_one_at_a_time/{space_name}"),
+                shape_name,
+                &prepared,
+                &inside_only(&limit, &queries),
+            );
+        }
     }
     // Far outside (1.8–2.8 data radii), where a polytope's projection sees the most faces.
     for (shape_name, shape) in [
@@ -224,13 +246,35 @@ fn bench_one_at_a_time(
     limit: &JointLimit,
     queries: &[Quat],
 ) {
+    bench_calls(c, group, name, |q| limit.limit(q), queries);
+}
+
+/// `group/name`: [`PreparedLimit::limit`] on each of `queries`, per rotation.
+fn bench_prepared(
+    c: &mut Criterion,
+    group: &str,
+    name: &str,
+    limit: &PreparedLimit,
+    queries: &[Quat],
+) {
+    bench_calls(c, group, name, |q| limit.limit(q), queries);
+}
+
+/// `group/name`: `limit` on each of `queries`, per rotation.
+fn bench_calls(
+    c: &mut Criterion,
+    group: &str,
+    name: &str,
+    limit: impl Fn(Quat) -> Quat,
+    queries: &[Quat],
+) {
     let mut group = c.benchmark_group(group);
     group.throughput(Throughput::Elements(queries.len() as u64));
     group.bench_function(name, |b| {
         let mut out = vec![Quat::IDENTITY; queries.len()];
         b.iter(|| {
             for (o, &q) in out.iter_mut().zip(black_box(queries)) {
-                *o = limit.limit(q);
+                *o = limit(q);
             }
             black_box(&out);
         })

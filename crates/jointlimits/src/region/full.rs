@@ -63,6 +63,38 @@ impl FullLimit {
         &self.ball
     }
 
+    /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
+    /// ([`crate::rotation_cells`]; `to_relative` unit).
+    ///
+    /// A cell's rotations lie within `θ` of its centre's, whose point `p` has angle `φ = |p|`
+    /// (short cover). Along the way to any of them the angle stays below `φ + θ`, where the
+    /// logarithm stretches rotation distances by at most `(φ + θ)/2 / sin((φ + θ)/2)` (the
+    /// inverse of the exponential's tangential `sin(φ/2)/(φ/2)`), so their points lie within that
+    /// many times `θ` of `p`, and the cell is allowed when the shape's [`Shape::depth`] at `p`
+    /// covers it. Cells reaching within 0.05 rad of a half turn, where the cover flips, are left
+    /// to the exact test.
+    pub fn prove_cells(&self, to_relative: Quat) -> crate::rotation_cells::InsideCells {
+        use crate::rotation_cells::{InsideCells, MARGIN, Standing};
+        InsideCells::prove(|cell| {
+            let point = full_point(quat_abs(to_relative * cell.centre));
+            let widest = point.length() + cell.radius;
+            if widest >= std::f32::consts::PI - 0.05 {
+                return Standing::Open;
+            }
+            let half = 0.5 * widest;
+            let stretch = if half > 1e-3 { half / half.sin() } else { 1.0 };
+            let reach = cell.radius * stretch * (1.0 + 1e-3) + MARGIN;
+            let depth = self.shape.depth(point);
+            if depth >= reach {
+                Standing::Allowed
+            } else if -depth > reach {
+                Standing::Refused
+            } else {
+                Standing::Open
+            }
+        })
+    }
+
     /// The result of a projection made from the cover point `point` of `relative`.
     #[inline(always)]
     fn result(relative: Quat, point: Vec3, projection: Projection) -> Limited {

@@ -179,6 +179,28 @@ impl LimitShape for Shape {
 }
 
 impl Shape {
+    /// How deep inside the region `p` lies, at least: every point within this distance of `p`
+    /// is inside. At most zero when `p` is outside, and then its negation is at most `p`'s
+    /// distance from the region.
+    ///
+    /// Box: the least distance to a side. Ellipsoid `|x/a| ≤ 1` (frame coordinates): `|x/a|`
+    /// grows by at most `1/min(a)` per unit moved, so `(1 − |x/a|)·min(a)`. Polytopes: the least
+    /// distance to a face's plane (unit normals).
+    pub fn depth(&self, p: Vec3) -> f32 {
+        match self {
+            Shape::Box(s) => {
+                let local = s.frame.to_local(p);
+                (local - s.min).min(s.max - local).min_element()
+            }
+            Shape::Ellipsoid(s) => {
+                let local = s.frame.to_local(p);
+                (1.0 - (local / s.semi_axes).length()) * s.semi_axes.min_element()
+            }
+            Shape::Kdop(s) => polytope_depth(s.polytope(), s.frame.to_local(p)),
+            Shape::Hull(s) => polytope_depth(s.polytope(), s.frame.to_local(p)),
+        }
+    }
+
     /// A ball holding the region: its centre and radius (cheap: a few operations; polytopes keep
     /// their radius). Projections use it to tell when the other cover of a rotation could be
     /// nearer (see [`crate::region::covers`]).
@@ -268,6 +290,14 @@ impl Shape {
 }
 
 /// Whether `m` is diagonal with entries ±1.
+/// The least distance from `local` to a face's plane of `polytope`, negative past one.
+fn polytope_depth(polytope: &Polytope, local: Vec3) -> f32 {
+    polytope
+        .planes()
+        .map(|(normal, offset)| offset - normal.dot(local))
+        .fold(f32::INFINITY, f32::min)
+}
+
 fn is_signed_diagonal(m: Mat3) -> bool {
     let off = [
         m.x_axis.y, m.x_axis.z, m.y_axis.x, m.y_axis.z, m.z_axis.x, m.z_axis.y,

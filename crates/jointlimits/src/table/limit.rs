@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 use super::bounds::{BoundPyramid, Found, TableGrids};
 use super::channels::Channel;
 use super::grid::VertexGrid;
-use super::inside_cells::InsideCells;
 use super::packed::{Lookup, PackedGrid};
 use super::record::TableRecord;
 use super::seeds::{SEEDS_PER_SIDE, Seeds};
@@ -18,6 +17,7 @@ use super::swing_set::{
 };
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing};
 use crate::direction_twist;
+use crate::rotation_cells::InsideCells;
 use crate::space::SpaceKind;
 use crate::twist::{TwistMeasure, TwistRange};
 use crate::validation::{self, InvalidField};
@@ -124,10 +124,11 @@ pub struct TableLimit {
     inside_cells: PreparedCells,
 }
 
-/// A table's proven inside cells, when prepared. Derived from the table alone, so two tables
-/// are equal whether or not either is prepared.
+/// A table's proven inside cells, when prepared, and the twist axis they were proven about (a
+/// public field, which a user may change). Derived from the table alone, so two tables are
+/// equal whether or not either is prepared.
 #[derive(Clone, Default)]
-struct PreparedCells(Option<Arc<InsideCells>>);
+struct PreparedCells(Option<(Arc<InsideCells>, Vec3)>);
 
 impl PartialEq for PreparedCells {
     fn eq(&self, _: &PreparedCells) -> bool {
@@ -238,20 +239,27 @@ impl TableLimit {
     }
 
     /// Proves which cells of the rotation group the table allows
-    /// ([`super::inside_cells`]), so that [`RotationLimit::contains`] answers most allowed
+    /// ([`crate::rotation_cells`], [`super::inside_cells`]), so that [`RotationLimit::contains`] answers most allowed
     /// rotations from two loads instead of measuring and interpolating. Answers do not change.
     /// Worth it for a table asked about many times (a running character, a crowd, `check` on
     /// long clips); it takes a fraction of a second at 128² and about a hundred kilobytes.
     pub fn prepare(&mut self) {
         if self.inside_cells.0.is_none() {
-            let cells = InsideCells::prove(self.twist_axis, &self.swing.map, &self.packed);
-            self.inside_cells = PreparedCells(Some(Arc::new(cells)));
+            let cells = self.prove_cells(Quat::IDENTITY);
+            self.inside_cells = PreparedCells(Some((Arc::new(cells), self.twist_axis)));
         }
+    }
+
+    /// The cells of rotations `q` whose relative rotation `to_relative · q` the table allows
+    /// ([`super::inside_cells`]; `to_relative` unit).
+    pub fn prove_cells(&self, to_relative: Quat) -> InsideCells {
+        super::inside_cells::prove(self.twist_axis, &self.swing.map, &self.packed, to_relative)
     }
 
     /// The proven inside cells, once [`TableLimit::prepare`] has run.
     pub fn inside_cells(&self) -> Option<&InsideCells> {
-        self.inside_cells.0.as_deref()
+        let (cells, axis) = self.inside_cells.0.as_ref()?;
+        (*axis == self.twist_axis).then_some(cells.as_ref())
     }
 
     /// Allowed directions spread over the region with the twist ranges there: every
@@ -798,7 +806,7 @@ impl RotationLimit for TableLimit {
     /// Looks the direction and twist up without searching for the nearest.
     #[inline]
     fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
-        if let Some(cells) = &self.inside_cells.0
+        if let Some(cells) = self.inside_cells()
             && cells.surely_allowed(relative)
         {
             return true;
@@ -968,12 +976,12 @@ impl RotationLimit for TableLimit {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A ring round the axis whose twist limits wind once round it, `[φ − 0.6, φ + 0.5]` at
     /// azimuth `φ`: the stored ranges jump by a whole turn across one half-plane.
-    fn winding_table(resolution: usize) -> TableLimit {
+    pub(crate) fn winding_table(resolution: usize) -> TableLimit {
         use super::super::swing_set::angle;
         let axis = Vec3::Y;
         TableLimit::from_fn(axis, resolution, |d| {

@@ -1,0 +1,330 @@
+//! Cells of the rotation group proven allowed by a limit, so that an inside test reads one bit.
+//!
+//! The exact inside test of most kinds measures the rotation (a logarithm, a twist, a map onto a
+//! table) and compares: a few dozen dependent operations. Most rotations a running character asks
+//! about lie well inside their limits, and for those the answer is the same over a whole
+//! neighbourhood. So the rotation group is cut into cells, and each cell is *proven* allowed once,
+//! by the limit kind's own conservative judge ([`CellBounds`] says what a cell spans); the test
+//! then reads a bit.
+//!
+//! **Cells.** A unit quaternion is named by its three components other than its largest in
+//! magnitude (the chart), with the sign making the largest positive (either cover names the same
+//! rotation); those three lie in `[−1/√2, 1/√2]³`, and the largest, at least `1/2`, follows from
+//! them without ill-conditioning anywhere (a single chart `w ≥ 0` would blow up near half turns).
+//! Each chart's cube is cut into `32³` coarse cells, and a coarse cell the judge cannot settle
+//! into `8³` fine ones. A coarse cell is stored as a code: not proven, proven, or the index of a
+//! block of 512 bits, one per fine cell.
+//!
+//! **What a cell spans.** For a cell with centre `c` (the three components), let `q_c` be the unit
+//! quaternion with those components and its largest `√(1 − |c|²)`. Every unit quaternion of the
+//! cell lies within the chord `√(3h² + Δ²)` of `q_c` (`h` the half side, `Δ` how far the largest
+//! component strays over the cell), so its rotation lies within `θ = 4·asin(chord / 2)` of
+//! `q_c`'s (a quaternion chord is `2·sin(θ/4)`). Each component's interval over the cell comes
+//! with it, for judges that bound a linear function of the quaternion. Every bound is widened by
+//! a margin far above the exact tests' rounding and above the stray of a near-unit rotation from
+//! its normalised one, so a proven rotation is one the exact test allows.
+//!
+//! Rotations far from unit length go to the exact test, as does every rotation of an unproven
+//! cell.
+
+use glam::{Quat, Vec3, Vec4};
+
+/// Charts: one per component that may be the largest.
+const CHARTS: usize = 4;
+
+/// Coarse cells per side of a chart's cube.
+const COARSE: usize = 32;
+
+/// Fine cells per side of a coarse cell.
+const FINE: usize = 8;
+
+/// Halvings from a coarse cell down to a fine one.
+const FINE_DEPTH: usize = 3;
+
+/// Half the side of a chart's cube: no component but the largest exceeds `1/√2` in magnitude
+/// (two equal ones reach it), widened a little.
+const REACH: f32 = 0.7072;
+
+/// Fine cells per unit of a component.
+const FINE_PER_UNIT: f32 = (COARSE * FINE) as f32 / (2.0 * REACH);
+
+/// Most blocks of fine cells: their indices fit a coarse cell's 16-bit code.
+const MOST_BLOCKS: usize = u16::MAX as usize - FIRST_BLOCK as usize;
+
+/// How far from unit length (in `|q|²`) a rotation may be and still be read from the cells.
+const NORM_SLACK: f32 = 2e-4;
+
+/// Margin added to every bound of the proof: far above the exact test's rounding (about 1e-6)
+/// and above the stray of a near-unit rotation's vector part from its normalised one.
+pub(crate) const MARGIN: f32 = 3e-4;
+
+/// A coarse cell's code: not proven (the exact test answers).
+const UNPROVEN: u16 = 0;
+
+/// A coarse cell's code: every rotation in it is allowed.
+const PROVEN: u16 = 1;
+
+/// Codes from this one on name a block of fine cells (`code − FIRST_BLOCK`).
+const FIRST_BLOCK: u16 = 2;
+
+/// The cells of the rotation group a limit allows, proven once (module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InsideCells {
+    /// Per chart, per coarse cell (first component slowest): its code.
+    coarse: Vec<u16>,
+    /// Blocks of fine cells, a bit each (first component slowest).
+    fine: Vec<[u64; FINE * FINE * FINE / 64]>,
+}
+
+impl InsideCells {
+    /// Whether `rotation` (near unit length, either cover) lies in a proven cell; `false` says
+    /// nothing.
+    #[inline(always)]
+    pub fn surely_allowed(&self, rotation: Quat) -> bool {
+        // A NaN fails the comparison, and so the test.
+        let near_unit = (rotation.length_squared() - 1.0).abs() <= NORM_SLACK;
+        if !near_unit {
+            return false;
+        }
+        let (chart, others) = chart_of(rotation);
+        let last = (COARSE * FINE - 1) as u32;
+        let g = (others + REACH) * FINE_PER_UNIT;
+        let (i, j, k) = (
+            (g.x as u32).min(last),
+            (g.y as u32).min(last),
+            (g.z as u32).min(last),
+        );
+        let shift = FINE_DEPTH as u32;
+        let index = ((chart * COARSE + (i >> shift) as usize) * COARSE + (j >> shift) as usize)
+            * COARSE
+            + (k >> shift) as usize;
+        match self.coarse[index] {
+            UNPROVEN => false,
+            PROVEN => true,
+            code => {
+                let mask = (FINE - 1) as u32;
+                let bit =
+                    (((i & mask) * FINE as u32 + (j & mask)) * FINE as u32 + (k & mask)) as usize;
+                let block = &self.fine[(code - FIRST_BLOCK) as usize];
+                block[bit / 64] >> (bit % 64) & 1 == 1
+            }
+        }
+    }
+
+    /// No cell proven: every rotation goes to the exact test.
+    pub fn none() -> InsideCells {
+        InsideCells {
+            coarse: vec![UNPROVEN; CHARTS * COARSE * COARSE * COARSE],
+            fine: Vec::new(),
+        }
+    }
+
+    /// Proves the cells `judge` settles: it is asked about coarse cells and, where it answers
+    /// [`Standing::Open`], about their eighths, down to the fine cells.
+    pub(crate) fn prove(judge: impl Fn(&CellBounds) -> Standing + Sync) -> InsideCells {
+        use rayon::prelude::*;
+        let verdicts: Vec<Option<FineBits>> = (0..CHARTS * COARSE * COARSE * COARSE)
+            .into_par_iter()
+            .map(|index| {
+                let chart = index / (COARSE * COARSE * COARSE);
+                let cell = [
+                    index / (COARSE * COARSE) % COARSE,
+                    index / COARSE % COARSE,
+                    index % COARSE,
+                ];
+                let low = Vec3::new(cell[0] as f32, cell[1] as f32, cell[2] as f32)
+                    * (2.0 * REACH / COARSE as f32)
+                    - REACH;
+                let mut bits = FineBits::default();
+                if in_chart(low, 2.0 * REACH / COARSE as f32) {
+                    settle(&judge, chart, low, 0, [0; 3], &mut bits);
+                }
+                (bits.count > 0).then_some(bits)
+            })
+            .collect();
+        let mut cells = InsideCells {
+            coarse: vec![UNPROVEN; verdicts.len()],
+            fine: Vec::new(),
+        };
+        for (code, verdict) in cells.coarse.iter_mut().zip(verdicts) {
+            let Some(bits) = verdict else { continue };
+            if bits.count == FINE * FINE * FINE {
+                *code = PROVEN;
+            } else if cells.fine.len() < MOST_BLOCKS {
+                *code = FIRST_BLOCK + cells.fine.len() as u16;
+                cells.fine.push(bits.words);
+            }
+        }
+        cells
+    }
+
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of_val(self.coarse.as_slice()) + std::mem::size_of_val(self.fine.as_slice())
+    }
+}
+
+/// The fine cells of one coarse cell proven so far.
+#[derive(Default)]
+struct FineBits {
+    words: [u64; FINE * FINE * FINE / 64],
+    count: usize,
+}
+
+impl FineBits {
+    /// Marks the cube of `side` fine cells from `corner`.
+    fn mark(&mut self, corner: [usize; 3], side: usize) {
+        for i in corner[0]..corner[0] + side {
+            for j in corner[1]..corner[1] + side {
+                for k in corner[2]..corner[2] + side {
+                    let bit = (i * FINE + j) * FINE + k;
+                    self.words[bit / 64] |= 1 << (bit % 64);
+                }
+            }
+        }
+        self.count += side * side * side;
+    }
+}
+
+/// How a limit (or a part of one) stands against a cell of rotations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Standing {
+    /// Every rotation of the cell allowed.
+    Allowed,
+    /// No rotation of the cell allowed.
+    Refused,
+    /// Neither is proven.
+    Open,
+}
+
+/// The chart of the unit quaternion `q` (the index of its largest component in magnitude,
+/// `x, y, z, w` in that order) and its other three components, in order, with the sign making
+/// the largest positive.
+#[inline(always)]
+fn chart_of(q: Quat) -> (usize, Vec3) {
+    let [x, y, z, w] = q.to_array();
+    let (ax, ay, az, aw) = (x.abs(), y.abs(), z.abs(), w.abs());
+    let (chart, largest, others) = if aw >= ax.max(ay).max(az) {
+        (3, w, Vec3::new(x, y, z))
+    } else if ax >= ay.max(az) {
+        (0, x, Vec3::new(y, z, w))
+    } else if ay >= az {
+        (1, y, Vec3::new(x, z, w))
+    } else {
+        (2, z, Vec3::new(x, y, w))
+    };
+    (chart, if largest < 0.0 { -others } else { others })
+}
+
+/// Whether some point of the cell `[low, low + size]³` may be read in its chart: a rotation is
+/// read in the chart of its largest component, so each other component `o_i` obeys
+/// `o_i² ≤ 1 − |o|²`.
+fn in_chart(low: Vec3, size: f32) -> bool {
+    let high = low + size;
+    let nearest = Vec3::ZERO.clamp(low, high);
+    nearest.length_squared() + nearest.abs().max_element().powi(2) <= 1.0 + 1e-3
+}
+
+/// The unit quaternion of chart `chart` with the other components `others` and the largest
+/// `largest`.
+fn from_chart(chart: usize, others: Vec3, largest: f32) -> Quat {
+    let [a, b, c] = others.to_array();
+    match chart {
+        0 => Quat::from_xyzw(largest, a, b, c),
+        1 => Quat::from_xyzw(a, largest, b, c),
+        2 => Quat::from_xyzw(a, b, largest, c),
+        _ => Quat::from_xyzw(a, b, c, largest),
+    }
+}
+
+/// What a cell of one chart spans (module docs).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CellBounds {
+    /// The unit quaternion at the cell's centre.
+    pub centre: Quat,
+    /// The largest rotation angle from `centre` to a rotation of the cell, radians.
+    pub radius: f32,
+    /// The middle of each quaternion component's interval over the cell (`x, y, z, w`).
+    pub middle: Vec4,
+    /// Half the width of each component's interval.
+    pub half: Vec4,
+}
+
+impl CellBounds {
+    /// The bounds of the cell `[low, low + size]³` of chart `chart`, or `None` when its centre
+    /// names no rotation (`|c| ≥ 1`).
+    fn of(chart: usize, low: Vec3, size: f32) -> Option<CellBounds> {
+        let half = 0.5 * size;
+        let centre = low + half;
+        let centre_squared = centre.length_squared();
+        if centre_squared >= 1.0 {
+            return None;
+        }
+        // The cell widened by the margin, which also holds the normalised components of a
+        // near-unit rotation read into it.
+        let (lo, hi) = (low - MARGIN, low + size + MARGIN);
+        let nearest = Vec3::ZERO.clamp(lo, hi);
+        let farthest = lo.abs().max(hi.abs());
+        let largest_low = (1.0 - farthest.length_squared()).max(0.0).sqrt();
+        let largest_high = (1.0 - nearest.length_squared()).max(0.0).sqrt();
+        let largest_centre = (1.0 - centre_squared).sqrt();
+        let stray_largest = (largest_high - largest_centre).max(largest_centre - largest_low);
+        let stray = half + MARGIN;
+        let chord = (3.0 * stray * stray + stray_largest * stray_largest).sqrt();
+        let radius = if chord >= 2.0 {
+            std::f32::consts::PI
+        } else {
+            4.0 * (0.5 * chord).asin() + MARGIN
+        };
+        let lows = Vec4::from(from_chart(chart, lo, largest_low).to_array());
+        let highs = Vec4::from(from_chart(chart, hi, largest_high).to_array());
+        Some(CellBounds {
+            centre: from_chart(chart, centre, largest_centre),
+            radius,
+            middle: 0.5 * (lows + highs),
+            half: 0.5 * (highs - lows),
+        })
+    }
+
+    /// The interval of the linear function `q ↦ weights · q` over the cell.
+    pub fn range_of(&self, weights: Vec4) -> [f32; 2] {
+        let middle = weights.dot(self.middle);
+        let half = weights.abs().dot(self.half);
+        [middle - half, middle + half]
+    }
+}
+
+/// Settles the cell of chart `chart` from `low` at `depth` halvings below a coarse cell (its
+/// first fine cell `corner` within the coarse one) by `judge`, marking what it proves in `bits`.
+fn settle(
+    judge: &(impl Fn(&CellBounds) -> Standing + Sync),
+    chart: usize,
+    low: Vec3,
+    depth: usize,
+    corner: [usize; 3],
+    bits: &mut FineBits,
+) {
+    let size = 2.0 * REACH / COARSE as f32 / (1 << depth) as f32;
+    let Some(bounds) = CellBounds::of(chart, low, size) else {
+        return;
+    };
+    let side = FINE >> depth;
+    match judge(&bounds) {
+        Standing::Allowed => return bits.mark(corner, side),
+        Standing::Refused => return,
+        Standing::Open if depth == FINE_DEPTH => return,
+        Standing::Open => {}
+    }
+    let half = side / 2;
+    for octant in 0..8 {
+        let step = [octant >> 2 & 1, octant >> 1 & 1, octant & 1];
+        let child_low =
+            low + Vec3::new(step[0] as f32, step[1] as f32, step[2] as f32) * (0.5 * size);
+        let child_corner = [
+            corner[0] + step[0] * half,
+            corner[1] + step[1] * half,
+            corner[2] + step[2] * half,
+        ];
+        settle(judge, chart, child_low, depth + 1, child_corner, bits);
+    }
+}
