@@ -179,6 +179,16 @@ fn projection(c: &mut Criterion) {
         if space == SpaceKind::Full {
             // The same calls on the limit prepared for many calls (cells proven allowed).
             let prepared = PreparedLimit::new(limit.clone());
+            let inside = inside_only(&limit, &queries);
+            let cells = prepared
+                .inside_cells()
+                .expect("full-space shapes have cells");
+            let proven = inside.iter().filter(|&&q| cells.surely_allowed(q)).count();
+            eprintln!(
+                "prepared/{space_name}/{shape_name}: {proven} of {} allowed inputs in proven cells ({} kB)",
+                inside.len(),
+                cells.memory_bytes() / 1000
+            );
             bench_prepared(
                 c,
                 &format!("prepared_one_at_a_time/{space_name}"),
@@ -191,7 +201,7 @@ fn projection(c: &mut Criterion) {
                 &format!("prepared_inside_one_at_a_time/{space_name}"),
                 shape_name,
                 &prepared,
-                &inside_only(&limit, &queries),
+                &inside,
             );
         }
     }

@@ -12,8 +12,8 @@
 //! rotation); those three lie in `[−1/√2, 1/√2]³`, and the largest, at least `1/2`, follows from
 //! them without ill-conditioning anywhere (a single chart `w ≥ 0` would blow up near half turns).
 //! Each chart's cube is cut into `32³` coarse cells, and a coarse cell the judge cannot settle
-//! into `8³` fine ones. A coarse cell is stored as a code: not proven, proven, or the index of a
-//! block of 512 bits, one per fine cell.
+//! into `8³` fine ones. A coarse cell is stored as the index of a block of 512 bits, one per fine
+//! cell (coarse cells proven whole, or not at all, share two blocks).
 //!
 //! **What a cell spans.** For a cell with centre `c` (the three components), let `q_c` be the unit
 //! quaternion with those components and its largest `√(1 − |c|²)`. Every unit quaternion of the
@@ -48,8 +48,8 @@ const REACH: f32 = 0.7072;
 /// Fine cells per unit of a component.
 const FINE_PER_UNIT: f32 = (COARSE * FINE) as f32 / (2.0 * REACH);
 
-/// Most blocks of fine cells: their indices fit a coarse cell's 16-bit code.
-const MOST_BLOCKS: usize = u16::MAX as usize - FIRST_BLOCK as usize;
+/// Most blocks of fine cells: their indices fit a coarse cell's 16 bits.
+const MOST_BLOCKS: usize = u16::MAX as usize + 1;
 
 /// How far from unit length (in `|q|²`) a rotation may be and still be read from the cells.
 const NORM_SLACK: f32 = 2e-4;
@@ -58,19 +58,24 @@ const NORM_SLACK: f32 = 2e-4;
 /// and above the stray of a near-unit rotation's vector part from its normalised one.
 pub(crate) const MARGIN: f32 = 3e-4;
 
-/// A coarse cell's code: not proven (the exact test answers).
+/// The block of fine cells of a coarse cell with none proven: no bit set.
 const UNPROVEN: u16 = 0;
 
-/// A coarse cell's code: every rotation in it is allowed.
+/// The block of fine cells of a coarse cell proven whole: every bit set.
 const PROVEN: u16 = 1;
 
-/// Codes from this one on name a block of fine cells (`code − FIRST_BLOCK`).
-const FIRST_BLOCK: u16 = 2;
+/// A block of fine cells with none proven.
+const NO_CELL: [u64; FINE * FINE * FINE / 64] = [0; FINE * FINE * FINE / 64];
+
+/// A block of fine cells all proven.
+const EVERY_CELL: [u64; FINE * FINE * FINE / 64] = [u64::MAX; FINE * FINE * FINE / 64];
 
 /// The cells of the rotation group a limit allows, proven once (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct InsideCells {
-    /// Per chart, per coarse cell (first component slowest): its code.
+    /// Per chart, per coarse cell (first component slowest): the index of its block of fine
+    /// cells. Coarse cells proven whole or not at all share the first two blocks, so that every
+    /// test reads a bit the same way, with no branch to mispredict.
     coarse: Vec<u16>,
     /// Blocks of fine cells, a bit each (first component slowest).
     fine: Vec<[u64; FINE * FINE * FINE / 64]>,
@@ -98,24 +103,17 @@ impl InsideCells {
         let index = ((chart * COARSE + (i >> shift) as usize) * COARSE + (j >> shift) as usize)
             * COARSE
             + (k >> shift) as usize;
-        match self.coarse[index] {
-            UNPROVEN => false,
-            PROVEN => true,
-            code => {
-                let mask = (FINE - 1) as u32;
-                let bit =
-                    (((i & mask) * FINE as u32 + (j & mask)) * FINE as u32 + (k & mask)) as usize;
-                let block = &self.fine[(code - FIRST_BLOCK) as usize];
-                block[bit / 64] >> (bit % 64) & 1 == 1
-            }
-        }
+        let mask = (FINE - 1) as u32;
+        let bit = (((i & mask) * FINE as u32 + (j & mask)) * FINE as u32 + (k & mask)) as usize;
+        let block = &self.fine[self.coarse[index] as usize];
+        block[bit / 64] >> (bit % 64) & 1 == 1
     }
 
     /// No cell proven: every rotation goes to the exact test.
     pub fn none() -> InsideCells {
         InsideCells {
             coarse: vec![UNPROVEN; CHARTS * COARSE * COARSE * COARSE],
-            fine: Vec::new(),
+            fine: vec![NO_CELL, EVERY_CELL],
         }
     }
 
@@ -142,16 +140,13 @@ impl InsideCells {
                 (bits.count > 0).then_some(bits)
             })
             .collect();
-        let mut cells = InsideCells {
-            coarse: vec![UNPROVEN; verdicts.len()],
-            fine: Vec::new(),
-        };
-        for (code, verdict) in cells.coarse.iter_mut().zip(verdicts) {
+        let mut cells = InsideCells::none();
+        for (block, verdict) in cells.coarse.iter_mut().zip(verdicts) {
             let Some(bits) = verdict else { continue };
             if bits.count == FINE * FINE * FINE {
-                *code = PROVEN;
+                *block = PROVEN;
             } else if cells.fine.len() < MOST_BLOCKS {
-                *code = FIRST_BLOCK + cells.fine.len() as u16;
+                *block = cells.fine.len() as u16;
                 cells.fine.push(bits.words);
             }
         }
