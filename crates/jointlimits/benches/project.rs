@@ -7,7 +7,7 @@
 //! back. `project/...` runs the vectorised [`JointLimit::limit_many`] over the 4,096 inputs;
 //! `project_one_at_a_time/...` calls [`JointLimit::limit`] on each, and `inside_one_at_a_time/...`
 //! calls it on the allowed half of the inputs only (the common case at runtime).
-//! `prepared_one_at_a_time/full/...` and `prepared_inside_one_at_a_time/full/...` are the same
+//! `prepared_one_at_a_time/...` and `prepared_inside_one_at_a_time/...` are the same
 //! calls on the limit prepared for many calls ([`PreparedLimit`]: cells of local rotations proven
 //! allowed, answered from two loads).
 //! `project_far/full/{kdop13,hull}` (and `project_far_one_at_a_time/...`) take inputs 1.8–2.8
@@ -176,7 +176,7 @@ fn projection(c: &mut Criterion) {
             &limit,
             &inside_only(&limit, &queries),
         );
-        if space == SpaceKind::Full {
+        if matches!(space, SpaceKind::Full | SpaceKind::SwingTwist) {
             // The same calls on the limit prepared for many calls (cells proven allowed).
             let prepared = PreparedLimit::new(limit.clone());
             let inside = inside_only(&limit, &queries);

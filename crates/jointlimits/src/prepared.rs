@@ -14,8 +14,8 @@ use crate::rotation_cells::InsideCells;
 /// measurement and no projection; every other goes the joint limit's own way. Answers are the
 /// joint limit's, bit for bit.
 ///
-/// Cells are proven for full-space shapes (box, oriented box, ellipsoid, k-DOP, hull) and
-/// lookup tables; other kinds answer as they are. Preparing takes a fraction of a second to a
+/// Cells are proven for full-space and swing-twist shapes (box, oriented box, ellipsoid, k-DOP,
+/// hull) and lookup tables; other kinds answer as they are. Preparing takes a fraction of a second to a
 /// second per joint on two cores and up to about a megabyte: worth it for a limit asked about
 /// many times (a running character, `check` on long clips).
 ///
@@ -57,6 +57,7 @@ impl PreparedLimit {
         let to_relative = limit.reference.conjugate().normalize();
         let cells = match &limit.region {
             LimitRegion::Full(full) => Some(full.prove_cells(to_relative)),
+            LimitRegion::SwingTwist(limit) => Some(limit.prove_cells(to_relative)),
             LimitRegion::Table(table) => Some(table.prove_cells(to_relative)),
             _ => None,
         };
@@ -105,15 +106,20 @@ mod tests {
     use super::*;
     use crate::RotationLimit;
     use crate::measure::SeededRandom;
-    use crate::region::FullLimit;
+    use crate::region::{FullLimit, SwingTwistLimit};
     use crate::table::TableLimit;
 
-    /// Every full-space example shape and example table, measured from a tilted reference.
+    /// Every full-space and swing-twist example shape and example table, measured from a tilted
+    /// reference.
     fn limits() -> Vec<JointLimit> {
         let reference = Quat::from_euler(glam::EulerRot::XYZ, 0.4, -0.9, 1.3);
         let full = FullLimit::examples().into_iter().map(LimitRegion::Full);
+        let swing_twist = SwingTwistLimit::examples()
+            .into_iter()
+            .map(LimitRegion::SwingTwist);
         let tables = TableLimit::examples().into_iter().map(LimitRegion::Table);
-        full.chain(tables)
+        full.chain(swing_twist)
+            .chain(tables)
             .map(|region| JointLimit {
                 joint: "joint".into(),
                 reference,

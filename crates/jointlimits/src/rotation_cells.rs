@@ -27,7 +27,11 @@
 //! Rotations far from unit length go to the exact test, as does every rotation of an unproven
 //! cell.
 
+use std::f32::consts::TAU;
+
 use glam::{Quat, Vec3, Vec4};
+
+use crate::fast_trig::atan2;
 
 /// Charts: one per component that may be the largest.
 const CHARTS: usize = 4;
@@ -321,5 +325,112 @@ fn settle(
             corner[2] + step[2] * half,
         ];
         settle(judge, chart, child_low, depth + 1, child_corner, bits);
+    }
+}
+
+/// Bounds of the twist `2·atan2(v·axis, w)` of the rotation `to_relative · q` over a cell of
+/// rotations `q`: its sine and cosine parts are linear in `q`'s components, so each takes its
+/// interval over the cell exactly ([`CellBounds::range_of`]).
+pub(crate) struct TwistBounds {
+    along: Vec4,
+    cosine: Vec4,
+}
+
+impl TwistBounds {
+    /// The bounds about the unit `axis`, for the unit quaternion `to_relative`.
+    pub fn new(to_relative: Quat, axis: Vec3) -> TwistBounds {
+        let basis = [
+            Quat::from_xyzw(1.0, 0.0, 0.0, 0.0),
+            Quat::from_xyzw(0.0, 1.0, 0.0, 0.0),
+            Quat::from_xyzw(0.0, 0.0, 1.0, 0.0),
+            Quat::IDENTITY,
+        ];
+        let images = basis.map(|e| to_relative * e);
+        TwistBounds {
+            along: Vec4::from(images.map(|r| Vec3::new(r.x, r.y, r.z).dot(axis))),
+            cosine: Vec4::from(images.map(|r| r.w)),
+        }
+    }
+
+    /// An interval holding the twist of every rotation of `cell`, on one turn.
+    pub fn of(&self, cell: &CellBounds) -> [f32; 2] {
+        twist_interval(cell.range_of(self.along), cell.range_of(self.cosine))
+    }
+}
+
+/// The interval of `2·atan2(s, w)` over the box `s ∈ [s_low, s_high]`, `w ∈ [w_low, w_high]`,
+/// widened by the margin: every twist when the box holds the origin.
+fn twist_interval([s_low, s_high]: [f32; 2], [w_low, w_high]: [f32; 2]) -> [f32; 2] {
+    if s_low <= 0.0 && s_high >= 0.0 && w_low <= 0.0 && w_high >= 0.0 {
+        return [-TAU, TAU];
+    }
+    // The box keeps clear of the origin, so it spans less than a half turn seen from it: its
+    // corners, read round its centre's direction, bound it.
+    let middle = atan2(0.5 * (s_low + s_high), 0.5 * (w_low + w_high));
+    let offsets = [
+        (s_low, w_low),
+        (s_low, w_high),
+        (s_high, w_low),
+        (s_high, w_high),
+    ]
+    .map(|(s, w)| {
+        let offset = atan2(s, w) - middle;
+        offset - TAU * (offset * (1.0 / TAU)).round()
+    });
+    let least = offsets.iter().copied().fold(f32::INFINITY, f32::min);
+    let most = offsets.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    [
+        2.0 * (middle + least) - MARGIN,
+        2.0 * (middle + most) + MARGIN,
+    ]
+}
+
+/// Whether some whole turn moves the interval `twist` inside `range`.
+pub(crate) fn holds_on_one_turn(range: [f32; 2], twist: [f32; 2]) -> bool {
+    let ordered = range[0] <= range[1];
+    if !ordered {
+        return false;
+    }
+    // The least turn lifting the interval's start to the range's: any higher turn lifts its end
+    // higher still.
+    let turns = ((range[0] - twist[0]) / TAU).ceil();
+    twist[1] + TAU * turns <= range[1]
+}
+
+/// Whether no whole turn moves any twist of the interval `twist` into `range`.
+pub(crate) fn misses_on_every_turn(range: [f32; 2], twist: [f32; 2]) -> bool {
+    let ordered = range[0] <= range[1];
+    if !ordered {
+        return true;
+    }
+    if range[1] - range[0] + (twist[1] - twist[0]) >= TAU {
+        return false;
+    }
+    // The turn putting the interval's end at or above the range's start, least such: the only
+    // one that can overlap (the next lower ends below the start).
+    let turns = ((range[0] - twist[1]) / TAU).ceil();
+    twist[0] + TAU * turns > range[1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn twist_intervals_fit_and_miss_on_the_right_turns() {
+        assert!(holds_on_one_turn([0.0, 1.0], [0.2, 0.8]));
+        assert!(holds_on_one_turn([0.0, 1.0], [0.2 + TAU, 0.8 + TAU]));
+        assert!(holds_on_one_turn(
+            [0.0, 1.0],
+            [0.2 - 2.0 * TAU, 0.8 - 2.0 * TAU]
+        ));
+        assert!(!holds_on_one_turn([0.0, 1.0], [0.5, 1.2]));
+        assert!(!holds_on_one_turn([1.0, 0.0], [0.5, 0.5]));
+        assert!(misses_on_every_turn([0.0, 1.0], [1.5, 2.0]));
+        assert!(misses_on_every_turn([0.0, 1.0], [1.5 - TAU, 2.0 - TAU]));
+        assert!(!misses_on_every_turn([0.0, 1.0], [0.9 + TAU, 2.0 + TAU]));
+        assert!(!misses_on_every_turn([0.0, 1.0], [-0.5 - TAU, 0.1 - TAU]));
+        assert!(!misses_on_every_turn([0.0, 5.0], [5.5, 6.5]));
+        assert!(misses_on_every_turn([1.0, 0.0], [0.0, 1.0]));
     }
 }

@@ -201,6 +201,35 @@ impl Shape {
         }
     }
 
+    /// [`Shape::depth`] for moves within the plane `z = 0` only (the swing plane of swing-twist
+    /// limits): every point of that plane within this distance of `p` (itself in the plane) is
+    /// inside. A side or face whose normal stands nearly out of the plane is far in-plane: its
+    /// distance is divided by the normal's in-plane length. An ellipsoid `|A(x − c)| ≤ 1` with
+    /// `A = diag(1/a)·Rᵀ` grows by at most `σ` per unit moved in the plane, `σ²` the largest
+    /// eigenvalue of `MᵀM` for `M` the first two columns of `A`.
+    pub fn depth_in_plane(&self, p: Vec3) -> f32 {
+        match self {
+            Shape::Box(s) => {
+                let local = s.frame.to_local(p);
+                let slack = (local - s.min).min(s.max - local);
+                (0..3)
+                    .map(|i| in_plane(slack[i], s.frame.rotation.col(i)))
+                    .fold(f32::INFINITY, f32::min)
+            }
+            Shape::Ellipsoid(s) => {
+                let local = s.frame.to_local(p);
+                let reach = 1.0 - (local / s.semi_axes).length();
+                let rows = s.frame.rotation.transpose();
+                let m = [rows.col(0) / s.semi_axes, rows.col(1) / s.semi_axes];
+                let (a, b, c) = (m[0].dot(m[0]), m[0].dot(m[1]), m[1].dot(m[1]));
+                let largest = 0.5 * (a + c) + (0.25 * (a - c) * (a - c) + b * b).sqrt();
+                reach / largest.sqrt().max(f32::MIN_POSITIVE)
+            }
+            Shape::Kdop(s) => polytope_depth_in_plane(s.polytope(), &s.frame, p),
+            Shape::Hull(s) => polytope_depth_in_plane(s.polytope(), &s.frame, p),
+        }
+    }
+
     /// A ball holding the region: its centre and radius (cheap: a few operations; polytopes keep
     /// their radius). Projections use it to tell when the other cover of a rotation could be
     /// nearer (see [`crate::region::covers`]).
@@ -296,6 +325,30 @@ fn polytope_depth(polytope: &Polytope, local: Vec3) -> f32 {
         .planes()
         .map(|(normal, offset)| offset - normal.dot(local))
         .fold(f32::INFINITY, f32::min)
+}
+
+/// [`Shape::depth_in_plane`] of a polytope in `frame`.
+fn polytope_depth_in_plane(polytope: &Polytope, frame: &Frame, p: Vec3) -> f32 {
+    let local = frame.to_local(p);
+    polytope
+        .planes()
+        .map(|(normal, offset)| in_plane(offset - normal.dot(local), frame.rotation * normal))
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// How far a point may move within the plane `z = 0` before a plane with the unit `normal`
+/// (limit-space coordinates) it lies `slack` inside is crossed: unbounded when the normal stands
+/// out of the plane (within 1e-6) and the point lies 1e-5 inside, farther than any move of a
+/// swing point (at most 2π) brings it.
+fn in_plane(slack: f32, normal: Vec3) -> f32 {
+    let along = normal.truncate().length();
+    if along >= 1e-6 {
+        slack / along
+    } else if slack > 1e-5 {
+        f32::INFINITY
+    } else {
+        slack.min(0.0)
+    }
 }
 
 fn is_signed_diagonal(m: Mat3) -> bool {

@@ -13,15 +13,14 @@
 //! settles most of the rectangle; a cell of the table is judged on the part of it inside the
 //! rectangle, where its bilinear values take their extremes at the part's corners.
 
-use std::f32::consts::TAU;
-
 use glam::{Quat, Vec2, Vec3, Vec4};
 
 use super::bounds::STRETCH;
 use super::octahedral::OctahedralMap;
 use super::packed::PackedGrid;
-use crate::fast_trig::atan2;
-use crate::rotation_cells::{CellBounds, InsideCells, MARGIN, Standing};
+use crate::rotation_cells::{
+    CellBounds, InsideCells, MARGIN, Standing, TwistBounds, holds_on_one_turn, misses_on_every_turn,
+};
 
 /// How far (square units) the map may move a square point per radian its direction moves.
 const SQUARE_PER_RADIAN: f32 = STRETCH / std::f32::consts::PI;
@@ -47,17 +46,7 @@ pub fn prove(
         return InsideCells::none();
     }
     let extremes = ExtremesPyramid::new(packed);
-    // The twist's sine and cosine parts, `v·axis` and `w` of the relative rotation, as linear
-    // functions of the rotation's components.
-    let basis = [
-        Quat::from_xyzw(1.0, 0.0, 0.0, 0.0),
-        Quat::from_xyzw(0.0, 1.0, 0.0, 0.0),
-        Quat::from_xyzw(0.0, 0.0, 1.0, 0.0),
-        Quat::IDENTITY,
-    ];
-    let images = basis.map(|e| to_relative * e);
-    let along = Vec4::from(images.map(|r| Vec3::new(r.x, r.y, r.z).dot(axis)));
-    let cosine = Vec4::from(images.map(|r| r.w));
+    let twists = TwistBounds::new(to_relative, axis);
     InsideCells::prove(|cell: &CellBounds| {
         let direction = (to_relative * cell.centre) * axis;
         let centre = map.to_square(direction);
@@ -66,36 +55,9 @@ pub fn prove(
         if rectangle[0].min_element() <= -1.0 || rectangle[1].max_element() >= 1.0 {
             return Standing::Open;
         }
-        let twist = twist_interval(cell.range_of(along), cell.range_of(cosine));
+        let twist = twists.of(cell);
         extremes.judge(packed, rectangle, twist)
     })
-}
-
-/// The interval of `2·atan2(s, w)` over the box `s ∈ [s_low, s_high]`, `w ∈ [w_low, w_high]`,
-/// widened by the margin: every twist when the box holds the origin.
-fn twist_interval([s_low, s_high]: [f32; 2], [w_low, w_high]: [f32; 2]) -> [f32; 2] {
-    if s_low <= 0.0 && s_high >= 0.0 && w_low <= 0.0 && w_high >= 0.0 {
-        return [-TAU, TAU];
-    }
-    // The box keeps clear of the origin, so it spans less than a half turn seen from it: its
-    // corners, read round its centre's direction, bound it.
-    let middle = atan2(0.5 * (s_low + s_high), 0.5 * (w_low + w_high));
-    let offsets = [
-        (s_low, w_low),
-        (s_low, w_high),
-        (s_high, w_low),
-        (s_high, w_high),
-    ]
-    .map(|(s, w)| {
-        let offset = atan2(s, w) - middle;
-        offset - TAU * (offset * (1.0 / TAU)).round()
-    });
-    let least = offsets.iter().copied().fold(f32::INFINITY, f32::min);
-    let most = offsets.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    [
-        2.0 * (middle + least) - MARGIN,
-        2.0 * (middle + most) + MARGIN,
-    ]
 }
 
 /// The least and largest of a block's vertex values, per channel.
@@ -146,33 +108,6 @@ impl Extremes {
         }
         Standing::Open
     }
-}
-
-/// Whether some whole turn moves the interval `twist` inside `range`.
-fn holds_on_one_turn(range: [f32; 2], twist: [f32; 2]) -> bool {
-    let ordered = range[0] <= range[1];
-    if !ordered {
-        return false;
-    }
-    // The least turn lifting the interval's start to the range's: any higher turn lifts its end
-    // higher still.
-    let turns = ((range[0] - twist[0]) / TAU).ceil();
-    twist[1] + TAU * turns <= range[1]
-}
-
-/// Whether no whole turn moves any twist of the interval `twist` into `range`.
-fn misses_on_every_turn(range: [f32; 2], twist: [f32; 2]) -> bool {
-    let ordered = range[0] <= range[1];
-    if !ordered {
-        return true;
-    }
-    if range[1] - range[0] + (twist[1] - twist[0]) >= TAU {
-        return false;
-    }
-    // The turn putting the interval's end at or above the range's start, least such: the only
-    // one that can overlap (the next lower ends below the start).
-    let turns = ((range[0] - twist[1]) / TAU).ceil();
-    twist[0] + TAU * turns > range[1]
 }
 
 /// Levels of a pyramid at most: tables have at most 2048 cells per side.
@@ -380,24 +315,5 @@ mod tests {
                 "table {index}: only {share:.3} of allowed probes proven"
             );
         }
-    }
-
-    #[test]
-    fn twist_intervals_fit_and_miss_on_the_right_turns() {
-        use std::f32::consts::TAU;
-        assert!(holds_on_one_turn([0.0, 1.0], [0.2, 0.8]));
-        assert!(holds_on_one_turn([0.0, 1.0], [0.2 + TAU, 0.8 + TAU]));
-        assert!(holds_on_one_turn(
-            [0.0, 1.0],
-            [0.2 - 2.0 * TAU, 0.8 - 2.0 * TAU]
-        ));
-        assert!(!holds_on_one_turn([0.0, 1.0], [0.5, 1.2]));
-        assert!(!holds_on_one_turn([1.0, 0.0], [0.5, 0.5]));
-        assert!(misses_on_every_turn([0.0, 1.0], [1.5, 2.0]));
-        assert!(misses_on_every_turn([0.0, 1.0], [1.5 - TAU, 2.0 - TAU]));
-        assert!(!misses_on_every_turn([0.0, 1.0], [0.9 + TAU, 2.0 + TAU]));
-        assert!(!misses_on_every_turn([0.0, 1.0], [-0.5 - TAU, 0.1 - TAU]));
-        assert!(!misses_on_every_turn([0.0, 5.0], [5.5, 6.5]));
-        assert!(misses_on_every_turn([1.0, 0.0], [0.0, 1.0]));
     }
 }
