@@ -11,10 +11,20 @@ use crate::rotation::{rotation_about, rotation_between_units};
 ///
 /// The twist of `q = (v, w)` about the axis is the normalised `(axis(v·axis), w)`, so its angle
 /// needs no normalisation; and `swing · axis = q · axis`.
+///
+/// Within about 1e-6 rad of a 180° swing (`(v·axis)² + w² < 1e-12`) every twist splits the
+/// rotation, and `atan2` of the two rounding errors left would pick any of them (a rotation read
+/// from a file at exactly 180° came out with a twist of ±π and was corrected 1.6 rad away instead
+/// of 0.2): the twist is then the identity's, as the swing-twist kinds take it
+/// ([`crate::rotation::swing_and_twist_angle`]).
 #[inline(always)]
 pub(crate) fn measure(axis: Vec3, relative: Quat) -> (f32, Vec3) {
     let along = Vec3::new(relative.x, relative.y, relative.z).dot(axis);
-    let twist = 2.0 * crate::fast_trig::atan2(along, relative.w);
+    let twist = if along * along + relative.w * relative.w < 1e-12 {
+        0.0
+    } else {
+        2.0 * crate::fast_trig::atan2(along, relative.w)
+    };
     (twist, relative * axis)
 }
 

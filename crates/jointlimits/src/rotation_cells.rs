@@ -328,6 +328,10 @@ fn settle(
     }
 }
 
+/// How near the origin (with a margin) `(v·axis, w)` may come before the exact tests take the
+/// identity twist (they do below `1e-6`, where every twist splits the rotation).
+const NEAR_HALF_SWING: f32 = 2e-6;
+
 /// Bounds of the twist `2·atan2(v·axis, w)` of the rotation `to_relative · q` over a cell of
 /// rotations `q`: its sine and cosine parts are linear in `q`'s components, so each takes its
 /// interval over the cell exactly ([`CellBounds::range_of`]).
@@ -359,9 +363,12 @@ impl TwistBounds {
 }
 
 /// The interval of `2·atan2(s, w)` over the box `s ∈ [s_low, s_high]`, `w ∈ [w_low, w_high]`,
-/// widened by the margin: every twist when the box holds the origin.
+/// widened by the margin: every twist when the box comes near the origin.
 fn twist_interval([s_low, s_high]: [f32; 2], [w_low, w_high]: [f32; 2]) -> [f32; 2] {
-    if s_low <= 0.0 && s_high >= 0.0 && w_low <= 0.0 && w_high >= 0.0 {
+    // Within 1e-6 of the origin the exact tests take the identity twist, whatever `atan2` says:
+    // a box coming that near may hold any twist.
+    let near = |low: f32, high: f32| low <= NEAR_HALF_SWING && high >= -NEAR_HALF_SWING;
+    if near(s_low, s_high) && near(w_low, w_high) {
         return [-TAU, TAU];
     }
     // The box keeps clear of the origin, so it spans less than a half turn seen from it: its

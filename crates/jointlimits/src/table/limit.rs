@@ -1057,6 +1057,35 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn stateless_answers_at_an_exact_half_swing_do_not_hang_on_rounding() {
+        // A rotation swinging the bone exactly round leaves `(v·axis, w)` at rounding level,
+        // where `atan2` would read any twist; read or written with a sign flipped in its last
+        // bit, it must be corrected the same way.
+        let mut random = crate::measure::SeededRandom::new(12);
+        for table in TableLimit::examples()
+            .into_iter()
+            .chain([winding_table(32)])
+        {
+            let axis = table.twist_axis;
+            for _ in 0..20 {
+                let n = random.perpendicular(axis);
+                // How far each is from its answer (several answers may tie: the far pole sees a
+                // round region's whole rim at one distance).
+                let distances =
+                    [(0.0, 0.0), (4e-9, 0.0), (-4e-9, 0.0), (3e-9, -2e-9)].map(|(along, w)| {
+                        let v = n + axis * along;
+                        let q = Quat::from_xyzw(v.x, v.y, v.z, w).normalize();
+                        table.nearest(q, &LimitContext::NONE).violation
+                    });
+                for distance in &distances[1..] {
+                    let apart = (distance - distances[0]).abs();
+                    assert!(apart < 1e-3, "{}: {distances:?} at {n}", table.label());
+                }
+            }
+        }
+    }
+
+    #[test]
     fn rotations_through_a_half_swing_are_allowed_where_any_split_is() {
         // Bone directions at least 150° from the axis allowed, twist [0.5, 0.6] there. At a
         // swing of exactly 180° every twist splits the rotation, so every such rotation is
