@@ -1,15 +1,18 @@
-// One frame of a crowd's full-space limits: one invocation per character and joint.
+// One frame of a crowd's limits: one invocation per character and joint.
 //
-// The same stream semantics as the CPU crowd (jointlimits::crowd, jointlimits::limiter): the
-// nearest allowed rotation over both covers of the relative rotation's scaled angle-axis point;
-// with a previous frame, the answer from the cover nearest the previous measurement instead, while
-// it is at most the switch margin farther. Allowed rotations are left as they are.
+// Full-space boxes and ellipsoids are limited here, with the same stream semantics as the CPU
+// crowd (jointlimits::crowd, jointlimits::limiter): the nearest allowed rotation over both covers
+// of the relative rotation's scaled angle-axis point; with a previous frame, the answer from the
+// cover nearest the previous measurement instead, while it is at most the switch margin farther.
+// Allowed rotations are left as they are. Other kinds are limited on the host afterwards; for
+// those with proven cells (jointlimits::rotation_cells) the kernel marks the rotations that lie
+// in one, which the host then keeps with no test.
 
 struct Joint {
     // The reference rotation (x, y, z, w).
     reference: vec4<f32>,
     // The shape's frame: its axes (columns) and centre (xyz); center.w is the kind:
-    // 0 unlimited, 1 box, 2 ellipsoid.
+    // 0 unlimited, 1 box, 2 ellipsoid, 3 host with proven cells, 4 host.
     axis_x: vec4<f32>,
     axis_y: vec4<f32>,
     axis_z: vec4<f32>,
@@ -18,7 +21,8 @@ struct Joint {
     low: vec4<f32>,
     // A box's upper corner.
     high: vec4<f32>,
-    // x: how far the shape reaches from the origin (|ball centre| + radius); y: switch margin.
+    // x: how far the shape reaches from the origin (|ball centre| + radius); y: switch margin;
+    // for kind 3, z and w: the offsets (u32 bits) of the coarse cells and the blocks in `cells`.
     settings: vec4<f32>,
 }
 
@@ -39,6 +43,11 @@ struct FrameInfo {
 @group(0) @binding(2) var<storage, read_write> history: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> info: FrameInfo;
 @group(0) @binding(4) var<storage, read_write> outside: atomic<u32>;
+// The proven cells of kind-3 joints: coarse cells (u16, two to a word, the even one low), then
+// blocks of 512 bits (16 words).
+@group(0) @binding(6) var<storage, read> cells: array<u32>;
+// A bit per character and joint: the rotation lies in a proven cell.
+@group(0) @binding(7) var<storage, read_write> proven: array<atomic<u32>>;
 
 const PI: f32 = 3.14159265358979;
 const TAU: f32 = 6.28318530717959;
@@ -46,6 +55,12 @@ const TAU: f32 = 6.28318530717959;
 const BOUNDARY_TOLERANCE: f32 = 1e-5;
 const ELLIPSOID_SLACK: f32 = 1e-5;
 const NEWTON_STEPS: u32 = 40u;
+// The layout of proven cells (jointlimits::rotation_cells; a test checks they agree).
+const COARSE_CELLS: u32 = 32u;
+const FINE_CELLS: u32 = 8u;
+const CELLS_REACH: f32 = 0.7072;
+const FINE_PER_UNIT: f32 = 180.99548;
+const NORM_SLACK: f32 = 0.0002;
 
 fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(
@@ -300,6 +315,47 @@ fn continued_answer(j: Joint, relative: vec4<f32>, p: vec3<f32>, previous: vec3<
     return result(relative, point, project(j, point));
 }
 
+// Whether rotation q lies in a proven cell of the joint (InsideCells::surely_allowed): the
+// chart of its largest component, the fine cell of the other three, its coarse cell's block.
+// Rounding apart from the CPU's moves a rotation at most across a cell's face, far within the
+// margin every cell is proven with.
+fn surely_allowed(j: Joint, q: vec4<f32>) -> bool {
+    if !(abs(dot(q, q) - 1.0) <= NORM_SLACK) {
+        return false;
+    }
+    let a = abs(q);
+    var chart = 3u;
+    var largest = q.w;
+    var others = q.xyz;
+    if a.w >= max(a.x, max(a.y, a.z)) {
+    } else if a.x >= max(a.y, a.z) {
+        chart = 0u;
+        largest = q.x;
+        others = q.yzw;
+    } else if a.y >= a.z {
+        chart = 1u;
+        largest = q.y;
+        others = q.xzw;
+    } else {
+        chart = 2u;
+        largest = q.z;
+        others = q.xyw;
+    }
+    if largest < 0.0 {
+        others = -others;
+    }
+    let last = f32(COARSE_CELLS * FINE_CELLS - 1u);
+    let g = vec3<u32>(clamp((others + CELLS_REACH) * FINE_PER_UNIT, vec3<f32>(0.0), vec3<f32>(last)));
+    let c = g / FINE_CELLS;
+    let coarse = ((chart * COARSE_CELLS + c.x) * COARSE_CELLS + c.y) * COARSE_CELLS + c.z;
+    let pair = cells[bitcast<u32>(j.settings.z) + coarse / 2u];
+    let block = (pair >> (16u * (coarse % 2u))) & 0xFFFFu;
+    let f = g % FINE_CELLS;
+    let bit = (f.x * FINE_CELLS + f.y) * FINE_CELLS + f.z;
+    let word = cells[bitcast<u32>(j.settings.w) + block * 16u + bit / 32u];
+    return ((word >> (bit % 32u)) & 1u) == 1u;
+}
+
 @compute @workgroup_size(64)
 fn limit_frame(@builtin(global_invocation_id) id: vec3<u32>) {
     let slot = id.x + id.y * info.row;
@@ -309,7 +365,13 @@ fn limit_frame(@builtin(global_invocation_id) id: vec3<u32>) {
     let j = joints[slot % info.joints];
     let local = input[slot];
     output[slot] = local;
-    if j.center.w < 0.5 {
+    if j.center.w < 0.5 || j.center.w > 3.5 {
+        return;
+    }
+    if j.center.w > 2.5 {
+        if surely_allowed(j, local) {
+            atomicOr(&proven[slot / 32u], 1u << (slot % 32u));
+        }
         return;
     }
     let relative = quat_mul(conjugate(j.reference), local);

@@ -1,10 +1,10 @@
 //! Each joint's limit as the shader reads it: eight `vec4<f32>` (the `Joint` struct of
-//! `crowd.wgsl`).
+//! `crowd.wgsl`), and the proven cells of the joints limited on the host.
 
+use jointlimits::prepared::PreparedLimit;
+use jointlimits::rotation_cells::InsideCells;
 use jointlimits::shape::Shape;
-use jointlimits::{JointLimit, LimitRegion, RotationLimit};
-
-use crate::GpuError;
+use jointlimits::{JointLimit, LimitRegion};
 
 /// Floats per joint: eight vec4.
 pub const FLOATS_PER_JOINT: usize = 32;
@@ -13,70 +13,184 @@ pub const FLOATS_PER_JOINT: usize = 32;
 const UNLIMITED: f32 = 0.0;
 const BOX: f32 = 1.0;
 const ELLIPSOID: f32 = 2.0;
+/// Corrected on the host; the kernel tests the joint's proven cells.
+const CELLS: f32 = 3.0;
+/// Corrected on the host with no test on the GPU.
+const HOST: f32 = 4.0;
 
-/// The joints' limits packed for the shader, with the switch margin `margin`; an error naming
-/// the first joint whose limit has no GPU kernel.
-pub fn pack_joints(limits: &[Option<JointLimit>], margin: f32) -> Result<Vec<f32>, GpuError> {
-    let mut packed = Vec::with_capacity(limits.len().max(1) * FLOATS_PER_JOINT);
-    for limit in limits {
-        match limit {
-            None => packed.extend([UNLIMITED; FLOATS_PER_JOINT]),
-            Some(limit) => packed.extend(pack_joint(limit, margin)?.as_flattened()),
-        }
-    }
-    if packed.is_empty() {
-        // A storage buffer may not be empty.
-        packed.extend([0.0; FLOATS_PER_JOINT]);
-    }
-    Ok(packed)
+/// How the crowd limits one joint.
+#[derive(Clone, Debug)]
+enum Kernel {
+    /// No limit.
+    Unlimited,
+    /// A native kernel (full-space box or ellipsoid): the joint's first seven rows and how far
+    /// the shape reaches from the origin; the eighth row adds the switch margin.
+    Native { rows: [[f32; 4]; 7], reach: f32 },
+    /// On the host, after the kernel passed the rotations in the joint's proven cells: the
+    /// offsets (in `u32`) of its coarse cells and blocks in the cells buffer.
+    Cells { coarse: u32, blocks: u32 },
+    /// On the host, every rotation.
+    Host,
 }
 
-fn pack_joint(limit: &JointLimit, margin: f32) -> Result<[[f32; 4]; 8], GpuError> {
-    let unsupported = |reason: String| GpuError::Unsupported {
-        joint: limit.joint.clone(),
-        reason,
+/// Every joint's kernel and the cells buffer they read.
+#[derive(Clone, Debug)]
+pub(crate) struct Kernels {
+    kernels: Vec<Kernel>,
+    /// The proven cells of the `Cells` joints, one after another: coarse cells two to a word
+    /// (the even one in the low half), then blocks of sixteen words (each 64-bit word's low half
+    /// first).
+    cells: Vec<u32>,
+}
+
+impl Kernels {
+    /// The kernel of each joint: native for full-space boxes and ellipsoids; for other kinds
+    /// with proven cells ([`PreparedLimit`]: full-space polytopes, swing-twist shapes, tables,
+    /// softened boxes and ellipsoids), the cells, proven here (a fraction of a second per joint);
+    /// the host for the rest.
+    pub(crate) fn new(limits: &[Option<JointLimit>]) -> Kernels {
+        let mut cells = Vec::new();
+        let kernels = limits
+            .iter()
+            .map(|limit| match limit {
+                None => Kernel::Unlimited,
+                // Softening moves only rotations outside: the cells hold for softened limits.
+                Some(limit) => native(limit).unwrap_or_else(|| {
+                    match PreparedLimit::new(limit.clone()).inside_cells() {
+                        Some(proven) => append_cells(&mut cells, proven),
+                        None => Kernel::Host,
+                    }
+                }),
+            })
+            .collect();
+        if cells.is_empty() {
+            // A storage buffer may not be empty.
+            cells.push(0);
+        }
+        Kernels { kernels, cells }
+    }
+
+    /// The joints packed for the shader, with the switch margin `margin`.
+    pub(crate) fn pack(&self, margin: f32) -> Vec<f32> {
+        let mut packed = Vec::with_capacity(self.kernels.len().max(1) * FLOATS_PER_JOINT);
+        for kernel in &self.kernels {
+            let mut rows = [[0.0; 4]; 8];
+            match *kernel {
+                Kernel::Unlimited => rows[4][3] = UNLIMITED,
+                Kernel::Native { rows: first, reach } => {
+                    rows[..7].copy_from_slice(&first);
+                    rows[7] = [reach, margin, 0.0, 0.0];
+                }
+                Kernel::Cells { coarse, blocks } => {
+                    rows[4][3] = CELLS;
+                    rows[7] = [0.0, margin, f32::from_bits(coarse), f32::from_bits(blocks)];
+                }
+                Kernel::Host => rows[4][3] = HOST,
+            }
+            packed.extend(rows.as_flattened());
+        }
+        if packed.is_empty() {
+            packed.extend([0.0; FLOATS_PER_JOINT]);
+        }
+        packed
+    }
+
+    /// The proven cells of the joints that have them, as the shader reads them.
+    pub(crate) fn cells(&self) -> &[u32] {
+        &self.cells
+    }
+
+    /// Whether joint `joint` is limited on the host.
+    pub(crate) fn on_host(&self, joint: usize) -> bool {
+        matches!(self.kernels[joint], Kernel::Cells { .. } | Kernel::Host)
+    }
+
+    /// Whether any joint's rotations are tested against proven cells.
+    pub(crate) fn any_cells(&self) -> bool {
+        self.kernels
+            .iter()
+            .any(|kernel| matches!(kernel, Kernel::Cells { .. }))
+    }
+}
+
+/// The native kernel of a full-space box or ellipsoid with no softening.
+fn native(limit: &JointLimit) -> Option<Kernel> {
+    let LimitRegion::Full(full) = &limit.region else {
+        return None;
     };
     if limit.softening.is_some() {
-        return Err(unsupported("softened limits have no GPU kernel".into()));
+        return None;
     }
-    let LimitRegion::Full(full) = &limit.region else {
-        return Err(unsupported(format!(
-            "{} ({}) has no GPU kernel; full-space boxes and ellipsoids do",
-            limit.region.kind_name(),
-            limit.region.label()
-        )));
-    };
     let (frame, kind, low, high) = match full.shape() {
         Shape::Box(b) => (b.frame, BOX, b.min, b.max),
         Shape::Ellipsoid(e) => (e.frame, ELLIPSOID, e.semi_axes, e.semi_axes),
-        other => {
-            return Err(unsupported(format!(
-                "a full-space {} has no GPU kernel; boxes and ellipsoids do",
-                other.label()
-            )));
-        }
+        _ => return None,
     };
     let (axes, center) = (frame.rotation, frame.center);
-    Ok([
-        limit.reference.to_array(),
-        axes.x_axis.extend(0.0).to_array(),
-        axes.y_axis.extend(0.0).to_array(),
-        axes.z_axis.extend(0.0).to_array(),
-        center.extend(kind).to_array(),
-        low.extend(0.0).to_array(),
-        high.extend(0.0).to_array(),
-        [full.ball().reach, margin, 0.0, 0.0],
-    ])
+    Some(Kernel::Native {
+        rows: [
+            limit.reference.to_array(),
+            axes.x_axis.extend(0.0).to_array(),
+            axes.y_axis.extend(0.0).to_array(),
+            axes.z_axis.extend(0.0).to_array(),
+            center.extend(kind).to_array(),
+            low.extend(0.0).to_array(),
+            high.extend(0.0).to_array(),
+        ],
+        reach: full.ball().reach,
+    })
+}
+
+/// Appends `proven` to the cells buffer; its kernel.
+fn append_cells(cells: &mut Vec<u32>, proven: &InsideCells) -> Kernel {
+    let coarse = cells.len() as u32;
+    cells.extend(
+        proven
+            .coarse_cells()
+            .chunks(2)
+            .map(|pair| u32::from(pair[0]) | u32::from(pair.get(1).copied().unwrap_or(0)) << 16),
+    );
+    let blocks = cells.len() as u32;
+    for block in proven.blocks() {
+        for &word in block {
+            cells.extend([word as u32, (word >> 32) as u32]);
+        }
+    }
+    Kernel::Cells { coarse, blocks }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use jointlimits::rotation_cells::{COARSE, FINE, FINE_PER_UNIT, NORM_SLACK, REACH};
 
     #[test]
     fn unlimited_joints_pack_as_zeros() {
-        let packed = pack_joints(&[None, None], 0.1).unwrap();
+        let kernels = Kernels::new(&[None, None]);
+        let packed = kernels.pack(0.1);
         assert_eq!(packed.len(), 2 * FLOATS_PER_JOINT);
         assert!(packed.iter().all(|&v| v == UNLIMITED));
+        assert!(!kernels.any_cells());
+    }
+
+    /// The shader's copy of the cells' layout (`crowd.wgsl`) is the library's.
+    #[test]
+    fn the_shader_reads_the_cells_layout_of_the_library() {
+        let shader = include_str!("crowd.wgsl");
+        for (name, value) in [
+            ("COARSE_CELLS", format!("{COARSE}u")),
+            ("FINE_CELLS", format!("{FINE}u")),
+            ("CELLS_REACH", format!("{REACH:?}")),
+            ("FINE_PER_UNIT", format!("{FINE_PER_UNIT:?}")),
+            ("NORM_SLACK", format!("{NORM_SLACK:?}")),
+        ] {
+            let line = format!("const {name}: ");
+            let declared = shader
+                .lines()
+                .find_map(|l| l.strip_prefix(&line))
+                .unwrap_or_else(|| panic!("the shader declares {name}"));
+            let declared = declared.split_once("= ").unwrap().1.trim_end_matches(';');
+            assert_eq!(declared, value, "{name}");
+        }
     }
 }

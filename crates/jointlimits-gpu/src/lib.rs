@@ -1,13 +1,17 @@
 //! Limiting a crowd's joints on the GPU: the [`jointlimits::Crowd`] API, run by a wgpu compute
 //! shader (WGSL) with one invocation per character and joint.
 //!
-//! The shader keeps each character's and joint's history on the GPU and follows the CPU crowd's
-//! stream semantics (nearest over both covers; the previous frame's cover while it is at most
-//! the switch margin farther), so its output equals the CPU crowd's within f32 rounding
-//! (1e-5 rad). Native kernels exist for full-space boxes (axis-aligned or oriented) and
-//! ellipsoids, the shapes fitted by default; a limit of another kind, or with softening, is
-//! refused by [`GpuCrowd::new`] with the joint's name. Frames travel through host-visible
-//! buffers kept from frame to frame, copied in pieces on rayon's current pool.
+//! Every kind is taken. Full-space boxes (axis-aligned or oriented) and ellipsoids, the shapes
+//! fitted by default, have native kernels: the shader keeps each character's and joint's history
+//! on the GPU and follows the CPU crowd's stream semantics (nearest over both covers; the
+//! previous frame's cover while it is at most the switch margin farther), so their output equals
+//! the CPU crowd's within f32 rounding (1e-5 rad). Every other kind is limited on the host by a
+//! [`jointlimits::Crowd`] of those joints after the frame comes back, so its output is the CPU
+//! crowd's bit for bit; for full-space polytopes, swing-twist shapes and tables the kernel first
+//! marks the rotations that lie in the joint's proven cells
+//! ([`jointlimits::rotation_cells`]), which the host keeps with no test, so only the rest cost
+//! host time. Frames travel through host-visible buffers kept from frame to frame, copied in
+//! pieces on rayon's current pool.
 //!
 //! ```no_run
 //! use glam::Quat;
@@ -28,13 +32,12 @@ mod joints;
 use std::sync::mpsc;
 
 use glam::Quat;
-use jointlimits::JointLimit;
 use jointlimits::limiter::DEFAULT_SWITCH_MARGIN;
+use jointlimits::{Crowd, JointLimit};
 use wgpu::util::DeviceExt;
 
 use copy::{copy_into_mapped, copy_out_of_mapped};
-
-pub use joints::pack_joints;
+use joints::Kernels;
 
 /// Invocations per workgroup (the shader's `@workgroup_size`).
 const WORKGROUP: u32 = 64;
@@ -51,14 +54,6 @@ pub enum GpuError {
     /// The adapter would not give a device.
     #[error("the GPU device could not be opened: {0}")]
     Device(String),
-    /// A joint's limit has no GPU kernel.
-    #[error("joint {joint}: {reason}")]
-    Unsupported {
-        /// The joint's name.
-        joint: String,
-        /// What the GPU cannot do for it.
-        reason: String,
-    },
     /// The frame does not hold characters × joints rotations.
     #[error("a frame holds {expected} rotations (characters × joints), not {got}")]
     FrameSize {
@@ -83,13 +78,20 @@ pub struct GpuCrowd {
     output: wgpu::Buffer,
     history: wgpu::Buffer,
     outside: wgpu::Buffer,
+    /// A bit per character and joint: in a proven cell of a joint limited on the host.
+    proven: wgpu::Buffer,
     /// Host-visible, where a frame is written on its way in. Kept from frame to frame: a
     /// `Queue::write_buffer` makes (and maps) a new staging buffer each time.
     upload: wgpu::Buffer,
-    /// Host-visible, where the limited frame and then the outside count (4 bytes) land on their
-    /// way out, read with one mapping.
+    /// Host-visible, where the limited frame, the outside count (4 bytes) and the proven bits
+    /// land on their way out, read with one mapping.
     readback: wgpu::Buffer,
-    limits: Vec<Option<JointLimit>>,
+    kernels: Kernels,
+    /// The joints limited on the host (the others `None`), if any.
+    host: Option<Crowd>,
+    /// The proven bits of the last frame read back, for the host.
+    proven_bits: Vec<u32>,
+    joint_count: usize,
     characters: usize,
     adapter: String,
     /// Workgroups in x and y of one dispatch.
@@ -99,9 +101,11 @@ pub struct GpuCrowd {
 impl GpuCrowd {
     /// A crowd of `characters` characters whose joint `j` is limited by `limits[j]` (if any), on
     /// the first adapter wgpu finds (hardware first, then a software rasteriser), with the
-    /// default switch margin.
+    /// default switch margin. Joints limited on the host with proven cells have them proven
+    /// here: a fraction of a second per joint on two cores.
     pub fn new(limits: &[Option<JointLimit>], characters: usize) -> Result<GpuCrowd, GpuError> {
-        let packed = pack_joints(limits, DEFAULT_SWITCH_MARGIN)?;
+        let kernels = Kernels::new(limits);
+        let packed = kernels.pack(DEFAULT_SWITCH_MARGIN);
         let adapter = find_adapter()?;
         let info = adapter.get_info();
         let adapter_name = format!("{} ({:?}, {:?})", info.name, info.backend, info.device_type);
@@ -167,6 +171,17 @@ impl GpuCrowd {
             COUNT_BYTES,
             storage | wgpu::BufferUsages::COPY_SRC,
         );
+        let proven_bytes = proven_words(slots) as u64 * 4;
+        let proven = buffer(
+            "proven",
+            proven_bytes,
+            storage | wgpu::BufferUsages::COPY_SRC,
+        );
+        let cells = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("cells"),
+            contents: bytemuck::cast_slice(kernels.cells()),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
         let upload = buffer(
             "upload",
             pose_bytes,
@@ -174,7 +189,9 @@ impl GpuCrowd {
         );
         let readback = buffer(
             "readback",
-            pose_bytes.saturating_add(COUNT_BYTES),
+            pose_bytes
+                .saturating_add(COUNT_BYTES)
+                .saturating_add(proven_bytes),
             wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
         );
         let groups = (slots as u32).div_ceil(WORKGROUP);
@@ -202,8 +219,19 @@ impl GpuCrowd {
                 entry(3, &info),
                 entry(4, &outside),
                 entry(5, &output),
+                entry(6, &cells),
+                entry(7, &proven),
             ],
         });
+        let host_limits: Vec<Option<JointLimit>> = limits
+            .iter()
+            .enumerate()
+            .map(|(joint, limit)| limit.clone().filter(|_| kernels.on_host(joint)))
+            .collect();
+        let host = host_limits
+            .iter()
+            .any(Option::is_some)
+            .then(|| Crowd::new(host_limits, characters));
         Ok(GpuCrowd {
             device,
             queue,
@@ -214,9 +242,13 @@ impl GpuCrowd {
             output,
             history,
             outside,
+            proven,
             upload,
             readback,
-            limits: limits.to_vec(),
+            kernels,
+            host,
+            proven_bits: vec![0; proven_words(slots)],
+            joint_count: limits.len(),
             characters,
             adapter: adapter_name,
             grid,
@@ -225,12 +257,41 @@ impl GpuCrowd {
 
     /// The same crowd with another switch margin (radians, as
     /// [`jointlimits::Limiter::with_margin`]).
-    pub fn with_margin(self, margin: f32) -> GpuCrowd {
-        let margin = jointlimits::limiter::switch_margin(margin);
-        let packed = pack_joints(&self.limits, margin).expect("checked when the crowd was made");
+    pub fn with_margin(mut self, margin: f32) -> GpuCrowd {
+        let packed = self
+            .kernels
+            .pack(jointlimits::limiter::switch_margin(margin));
         self.queue
             .write_buffer(&self.joints, 0, bytemuck::cast_slice(&packed));
+        self.host = self.host.map(|host| host.with_margin(margin));
         self
+    }
+
+    /// The same crowd knowing each joint's parent ([`jointlimits::Crowd::with_parents`]), for
+    /// limits coupled to it (limited on the host, after the parent's limited rotation comes
+    /// back).
+    pub fn with_parents(mut self, parents: &[Option<usize>]) -> GpuCrowd {
+        self.host = self.host.map(|host| host.with_parents(parents));
+        self
+    }
+
+    /// How many rotations of the last frame read back the kernel found in proven cells (of
+    /// joints limited on the host), which the host kept with no test.
+    pub fn proven_on_gpu(&self) -> usize {
+        if !self.kernels.any_cells() {
+            return 0;
+        }
+        self.proven_bits
+            .iter()
+            .map(|word| word.count_ones() as usize)
+            .sum()
+    }
+
+    /// How many joints are limited on the host (kinds with no native kernel).
+    pub fn joints_on_host(&self) -> usize {
+        (0..self.joint_count)
+            .filter(|&joint| self.kernels.on_host(joint))
+            .count()
     }
 
     /// The adapter in use: its name, backend and type (a software rasteriser shows as `Cpu`).
@@ -245,7 +306,7 @@ impl GpuCrowd {
 
     /// The number of joints per character.
     pub fn joint_count(&self) -> usize {
-        self.limits.len()
+        self.joint_count
     }
 
     /// Forgets every character's history.
@@ -253,6 +314,9 @@ impl GpuCrowd {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.history, 0, None);
         self.queue.submit([encoder.finish()]);
+        if let Some(host) = &mut self.host {
+            host.reset();
+        }
     }
 
     /// Limits one frame in place, as [`jointlimits::Crowd::limit_frame`]: `poses[c · J + j]` is
@@ -267,7 +331,7 @@ impl GpuCrowd {
 
     /// Sends a frame to the GPU (the first step of [`GpuCrowd::limit_frame`]).
     pub fn upload(&mut self, poses: &[Quat]) -> Result<(), GpuError> {
-        let expected = self.characters * self.limits.len();
+        let expected = self.characters * self.joint_count;
         if poses.len() != expected {
             return Err(GpuError::FrameSize {
                 expected,
@@ -303,6 +367,9 @@ impl GpuCrowd {
     pub fn run(&mut self) {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.outside, 0, None);
+        if self.kernels.any_cells() {
+            encoder.clear_buffer(&self.proven, 0, None);
+        }
         {
             let mut pass = encoder.begin_compute_pass(&Default::default());
             pass.set_pipeline(&self.pipeline);
@@ -321,11 +388,11 @@ impl GpuCrowd {
             .map_err(|e| GpuError::Transfer(e.to_string()))
     }
 
-    /// Waits for the GPU and reads the frame back (the last step of [`GpuCrowd::limit_frame`]);
-    /// returns how many joints were outside. Before any [`GpuCrowd::run`] the frame is all
-    /// zeros.
+    /// Waits for the GPU and reads the frame back (the last step of [`GpuCrowd::limit_frame`]),
+    /// then limits the joints limited on the host; returns how many joints were outside. Before
+    /// any [`GpuCrowd::run`] the frame is all zeros.
     pub fn download(&mut self, poses: &mut [Quat]) -> Result<usize, GpuError> {
-        let expected = self.characters * self.limits.len();
+        let expected = self.characters * self.joint_count;
         if poses.len() != expected {
             return Err(GpuError::FrameSize {
                 expected,
@@ -338,18 +405,42 @@ impl GpuCrowd {
             encoder.copy_buffer_to_buffer(&self.output, 0, &self.readback, 0, bytes);
         }
         encoder.copy_buffer_to_buffer(&self.outside, 0, &self.readback, bytes, COUNT_BYTES);
+        // The proven bits, when a joint has cells.
+        let proven_bytes = if self.kernels.any_cells() {
+            std::mem::size_of_val(self.proven_bits.as_slice()) as u64
+        } else {
+            0
+        };
+        if proven_bytes > 0 {
+            encoder.copy_buffer_to_buffer(
+                &self.proven,
+                0,
+                &self.readback,
+                bytes + COUNT_BYTES,
+                proven_bytes,
+            );
+        }
         self.queue.submit([encoder.finish()]);
-        let slice = self.readback.slice(0..bytes + COUNT_BYTES);
+        let slice = self.readback.slice(0..bytes + COUNT_BYTES + proven_bytes);
         self.map(slice, wgpu::MapMode::Read)?;
-        let outside = {
+        let mut outside = {
             let view = slice
                 .get_mapped_range()
                 .map_err(|e| GpuError::Transfer(e.to_string()))?;
-            let (frame, count) = view.split_at(bytes as usize);
+            let (frame, rest) = view.split_at(bytes as usize);
+            let (count, bits) = rest.split_at(COUNT_BYTES as usize);
             copy_out_of_mapped(bytemuck::cast_slice_mut(poses), frame);
+            if proven_bytes > 0 {
+                bytemuck::cast_slice_mut(&mut self.proven_bits).copy_from_slice(bits);
+            }
             u32::from_ne_bytes([count[0], count[1], count[2], count[3]]) as usize
         };
         self.readback.unmap();
+        if let Some(host) = &mut self.host {
+            let bits = &self.proven_bits;
+            outside +=
+                host.limit_frame_knowing(poses, |slot| bits[slot / 32] >> (slot % 32) & 1 == 1);
+        }
         Ok(outside)
     }
 
@@ -367,6 +458,12 @@ impl GpuCrowd {
             .map_err(|e| GpuError::Transfer(e.to_string()))?
             .map_err(|e| GpuError::Transfer(e.to_string()))
     }
+}
+
+/// Words of the proven bits for `slots` characters × joints (at least one: a buffer may not be
+/// empty).
+fn proven_words(slots: usize) -> usize {
+    slots.div_ceil(32).max(1)
 }
 
 /// The first adapter on Vulkan (hardware, or Mesa's software lavapipe), else on GL (llvmpipe).

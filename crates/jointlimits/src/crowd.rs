@@ -84,6 +84,9 @@ struct CrowdJoint {
     /// Whether the limit has lanes that give the one-at-a-time path's bits
     /// ([`JointLimit::has_exact_lanes`]).
     exact: bool,
+    /// Whether an allowed rotation may be remembered as the input, measured when needed (not in
+    /// a path-aware stream that measures the twist on the last frame's turn).
+    remembers_inputs: bool,
 }
 
 /// Limits the poses of many characters of one skeleton every frame (module docs).
@@ -113,6 +116,7 @@ impl Crowd {
                 exact: limit.as_ref().is_some_and(JointLimit::has_exact_lanes),
                 limit,
                 parent: None,
+                remembers_inputs: true,
             })
             .collect();
         let slots = characters
@@ -153,8 +157,9 @@ impl Crowd {
                 .limit
                 .as_ref()
                 .is_some_and(JointLimit::corrects_path_aware);
+            joint.remembers_inputs = !(path_aware && corrects_path_aware);
             joint.lanes = match &joint.limit {
-                Some(limit) if !(path_aware && corrects_path_aware) => SurelyInside::of(limit),
+                Some(limit) if joint.remembers_inputs => SurelyInside::of(limit),
                 _ => None,
             };
         }
@@ -191,6 +196,23 @@ impl Crowd {
     /// # Panics
     /// If `poses.len()` is not characters × joints.
     pub fn limit_frame(&mut self, poses: &mut [Quat]) -> usize {
+        self.limit_frame_knowing(poses, |_| false)
+    }
+
+    /// [`Crowd::limit_frame`], told which slots (`c · J + j`) another evaluator has proven
+    /// allowed (a GPU reading [`crate::rotation_cells::InsideCells`]): those are kept as they
+    /// are with no test, and remembered as [`Crowd::limit_frame`] remembers an allowed rotation,
+    /// so the output is the same as long as every slot `surely_allowed` names is allowed. (A
+    /// path-aware crowd tests the slots of joints it measures on the last frame's turn as
+    /// usual.)
+    ///
+    /// # Panics
+    /// If `poses.len()` is not characters × joints.
+    pub fn limit_frame_knowing(
+        &mut self,
+        poses: &mut [Quat],
+        surely_allowed: impl Fn(usize) -> bool + Sync,
+    ) -> usize {
         let joints = self.joints.len();
         assert_eq!(
             poses.len(),
@@ -210,10 +232,30 @@ impl Crowd {
             .par_chunks_mut(task)
             .zip(self.remembered.par_chunks_mut(task))
             .zip(self.memory.par_chunks_mut(task))
-            .map(|((poses, remembered), memory)| {
-                settings.limit_characters(Histories { remembered, memory }, poses)
+            .enumerate()
+            .map(|(index, ((poses, remembered), memory))| {
+                let known = Known {
+                    first_slot: index * task,
+                    surely_allowed: &surely_allowed,
+                };
+                settings.limit_characters(Histories { remembered, memory }, poses, &known)
             })
             .sum()
+    }
+}
+
+/// The slots a caller has proven allowed, for one task's slots.
+struct Known<'a, F> {
+    /// The task's first slot in the frame.
+    first_slot: usize,
+    surely_allowed: &'a F,
+}
+
+impl<F: Fn(usize) -> bool> Known<'_, F> {
+    /// Whether the task's slot `at` is known to be allowed.
+    #[inline(always)]
+    fn allowed(&self, at: usize) -> bool {
+        (self.surely_allowed)(self.first_slot + at)
     }
 }
 
@@ -233,24 +275,39 @@ struct Histories<'a> {
 
 impl Settings<'_> {
     /// Limits the characters whose poses are `poses` (character-major), joint by joint.
-    fn limit_characters(&self, histories: Histories, poses: &mut [Quat]) -> usize {
+    fn limit_characters<F: Fn(usize) -> bool>(
+        &self,
+        histories: Histories,
+        poses: &mut [Quat],
+        known: &Known<F>,
+    ) -> usize {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has just been checked for AVX2.
-            return unsafe { self.limit_characters_avx2(histories, poses) };
+            return unsafe { self.limit_characters_avx2(histories, poses, known) };
         }
-        self.limit_characters_portable(histories, poses)
+        self.limit_characters_portable(histories, poses, known)
     }
 
     /// [`Settings::limit_characters`] compiled for AVX2 (the same operations, so the same bits).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn limit_characters_avx2(&self, histories: Histories, poses: &mut [Quat]) -> usize {
-        self.limit_characters_portable(histories, poses)
+    fn limit_characters_avx2<F: Fn(usize) -> bool>(
+        &self,
+        histories: Histories,
+        poses: &mut [Quat],
+        known: &Known<F>,
+    ) -> usize {
+        self.limit_characters_portable(histories, poses, known)
     }
 
     #[inline(always)]
-    fn limit_characters_portable(&self, mut histories: Histories, poses: &mut [Quat]) -> usize {
+    fn limit_characters_portable<F: Fn(usize) -> bool>(
+        &self,
+        mut histories: Histories,
+        poses: &mut [Quat],
+        known: &Known<F>,
+    ) -> usize {
         let joint_count = self.joints.len();
         let characters = poses.len() / joint_count;
         let mut outside = 0;
@@ -276,7 +333,7 @@ impl Settings<'_> {
                 outside += if crowd_joint.exact {
                     self.limit_group_exactly(limit, &group, &mut histories, poses)
                 } else {
-                    self.limit_group(crowd_joint, limit, &group, &mut histories, poses)
+                    self.limit_group(crowd_joint, limit, &group, &mut histories, poses, known)
                 };
             }
         }
@@ -330,13 +387,14 @@ impl Settings<'_> {
     /// One group: rotations the conservative lane test passes are allowed (and unchanged);
     /// the rest take the scalar path.
     #[inline(always)]
-    fn limit_group(
+    fn limit_group<F: Fn(usize) -> bool>(
         &self,
         crowd_joint: &CrowdJoint,
         limit: &JointLimit,
         group: &Group,
         histories: &mut Histories,
         poses: &mut [Quat],
+        known: &Known<F>,
     ) -> usize {
         let surely_inside = match &crowd_joint.lanes {
             Some(lanes) => lanes.test(&group.gather(poses)),
@@ -345,7 +403,7 @@ impl Settings<'_> {
         let mut outside = 0;
         for (lane, &allowed) in surely_inside.iter().take(group.count).enumerate() {
             let at = group.slot(lane);
-            if allowed {
+            if allowed || (crowd_joint.remembers_inputs && known.allowed(at)) {
                 histories.remembered[at] = Vec4::from(poses[at]);
                 histories.memory[at] = Memory::AllowedInput;
                 continue;

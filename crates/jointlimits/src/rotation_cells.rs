@@ -34,29 +34,29 @@ use glam::{Quat, Vec3, Vec4};
 use crate::fast_trig::atan2;
 
 /// Charts: one per component that may be the largest.
-const CHARTS: usize = 4;
+pub const CHARTS: usize = 4;
 
 /// Coarse cells per side of a chart's cube.
-const COARSE: usize = 32;
+pub const COARSE: usize = 32;
 
 /// Fine cells per side of a coarse cell.
-const FINE: usize = 8;
+pub const FINE: usize = 8;
 
 /// Halvings from a coarse cell down to a fine one.
 const FINE_DEPTH: usize = 3;
 
 /// Half the side of a chart's cube: no component but the largest exceeds `1/√2` in magnitude
 /// (two equal ones reach it), widened a little.
-const REACH: f32 = 0.7072;
+pub const REACH: f32 = 0.7072;
 
 /// Fine cells per unit of a component.
-const FINE_PER_UNIT: f32 = (COARSE * FINE) as f32 / (2.0 * REACH);
+pub const FINE_PER_UNIT: f32 = (COARSE * FINE) as f32 / (2.0 * REACH);
 
 /// Most blocks of fine cells: their indices fit a coarse cell's 16 bits.
 const MOST_BLOCKS: usize = u16::MAX as usize + 1;
 
 /// How far from unit length (in `|q|²`) a rotation may be and still be read from the cells.
-const NORM_SLACK: f32 = 2e-4;
+pub const NORM_SLACK: f32 = 2e-4;
 
 /// Margin added to every bound of the proof: far above the exact test's rounding (about 1e-6)
 /// and above the stray of a near-unit rotation's vector part from its normalised one.
@@ -155,6 +155,22 @@ impl InsideCells {
             }
         }
         cells
+    }
+
+    /// The coarse cells, for another evaluator of [`InsideCells::surely_allowed`] (a GPU
+    /// kernel): per chart (the largest component's index: `x, y, z, w` = 0–3), per coarse cell
+    /// `(i, j, k)` of the other three components in order (`i` slowest), the index of its block
+    /// in [`InsideCells::blocks`]. Component `o` falls in fine cell `⌊(o + REACH) · FINE_PER_UNIT⌋`
+    /// (clamped to the last), whose coarse cell is that over [`FINE`].
+    pub fn coarse_cells(&self) -> &[u16] {
+        &self.coarse
+    }
+
+    /// The blocks of fine cells: a bit per fine cell `(i, j, k)` of a coarse cell (each modulo
+    /// [`FINE`]), bit `(i · FINE + j) · FINE + k` counted from the first word's lowest. Block 0
+    /// has no bit set and block 1 every bit.
+    pub fn blocks(&self) -> &[[u64; FINE * FINE * FINE / 64]] {
+        &self.fine
     }
 
     /// Bytes held.

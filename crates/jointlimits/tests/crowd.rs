@@ -10,6 +10,7 @@ use std::f32::consts::PI;
 use common::oracle::Rng;
 use glam::{Quat, Vec3};
 use jointlimits::batch::{LANES, SurelyInside};
+use jointlimits::prepared::PreparedLimit;
 use jointlimits::{Crowd, JointLimit, LimitRegion, Limiter, RotationLimit};
 
 /// The limits of a three-joint skeleton: an unlimited root and two joints limited by `region`
@@ -64,11 +65,23 @@ fn bits(q: Quat) -> [u32; 4] {
     q.to_array().map(f32::to_bits)
 }
 
-/// Runs `frames` frames of a crowd and of a limiter per character side by side.
+/// Runs `frames` frames of a crowd and of a limiter per character side by side; with `proven`,
+/// the crowd is told which slots lie in those joints' proven cells.
 fn compare(limits: &[Option<JointLimit>], crowd: &mut Crowd, limiters: &mut [Limiter], seed: u64) {
+    compare_knowing(limits, crowd, limiters, seed, None);
+}
+
+fn compare_knowing(
+    limits: &[Option<JointLimit>],
+    crowd: &mut Crowd,
+    limiters: &mut [Limiter],
+    seed: u64,
+    proven: Option<&[Option<PreparedLimit>]>,
+) {
     let mut rng = Rng(seed);
     let joints = limits.len();
     let characters = limiters.len();
+    let mut known_slots = 0;
     for frame in 0..10 {
         let mut poses = vec![Quat::IDENTITY; characters * joints];
         for c in 0..characters {
@@ -91,7 +104,21 @@ fn compare(limits: &[Option<JointLimit>], crowd: &mut Crowd, limiters: &mut [Lim
         for (c, limiter) in limiters.iter_mut().enumerate() {
             expected_outside += limiter.limit_pose(&mut expected[c * joints..(c + 1) * joints]);
         }
-        let outside = crowd.limit_frame(&mut poses);
+        let outside = match proven {
+            None => crowd.limit_frame(&mut poses),
+            Some(prepared) => {
+                let input = poses.clone();
+                let surely_allowed = |slot: usize| {
+                    prepared[slot % joints]
+                        .as_ref()
+                        .and_then(PreparedLimit::inside_cells)
+                        .is_some_and(|cells| cells.surely_allowed(input[slot]))
+                };
+                let known = (0..input.len()).filter(|&s| surely_allowed(s)).count();
+                known_slots += known;
+                crowd.limit_frame_knowing(&mut poses, surely_allowed)
+            }
+        };
         for (at, (got, want)) in poses.iter().zip(&expected).enumerate() {
             assert_eq!(
                 bits(*got),
@@ -102,6 +129,12 @@ fn compare(limits: &[Option<JointLimit>], crowd: &mut Crowd, limiters: &mut [Lim
             );
         }
         assert_eq!(outside, expected_outside, "frame {frame}");
+    }
+    if proven.is_some() {
+        // Enough inputs lie in proven cells for the test to mean something (the sweeps and
+        // random rotations that fall well inside).
+        eprintln!("seed {seed}: {known_slots} slots known allowed");
+        assert!(known_slots >= 20, "{known_slots} slots known allowed");
     }
 }
 
@@ -123,6 +156,36 @@ fn a_crowd_equals_a_limiter_per_character_bit_for_bit_for_every_kind() {
                 characters
             ];
             compare(&limits, &mut crowd, &mut limiters, index as u64);
+        }
+    }
+}
+
+/// Slots proven allowed from outside (by the cells a GPU reads) change nothing: every kind with
+/// proven cells, in plain and path-aware crowds.
+#[test]
+fn a_crowd_told_which_slots_are_proven_allowed_still_equals_a_limiter_per_character() {
+    let mut rng = Rng(0x7E11);
+    let characters = 160;
+    for (index, region) in LimitRegion::examples().iter().enumerate() {
+        let limits = skeleton_limits(region, &mut rng);
+        let prepared: Vec<Option<PreparedLimit>> = limits
+            .iter()
+            .map(|limit| limit.clone().map(PreparedLimit::new))
+            .collect();
+        if prepared[1].as_ref().unwrap().inside_cells().is_none() {
+            continue;
+        }
+        for path_aware in [false, true] {
+            let mut crowd = Crowd::new(limits.clone(), characters).with_path_aware(path_aware);
+            let mut limiters =
+                vec![Limiter::new(limits.clone()).with_path_aware(path_aware); characters];
+            compare_knowing(
+                &limits,
+                &mut crowd,
+                &mut limiters,
+                index as u64,
+                Some(&prepared),
+            );
         }
     }
 }
