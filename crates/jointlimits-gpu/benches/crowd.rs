@@ -9,6 +9,8 @@
 //! - `crowd/gpu/<size>/{with_transfers,on_gpu}`: fitted ellipsoids on the GPU
 //!   ([`jointlimits_gpu::GpuCrowd`]), with the upload and read-back of every frame, or the kernel
 //!   alone on poses that stay on the GPU; skipped, saying why, where there is no adapter.
+//! - `crowd/gpu/10k_characters/<kind>`: every kind on the GPU with transfers, the host's part
+//!   (kinds with no native kernel) on the same two threads as the CPU's.
 //! - `crowd/cpu/2_threads/10k_characters/ellipsoid_noise_<n>`: fitted ellipsoids with every joint
 //!   turned by up to n rad instead (from the clips as captured, all inside, to a third outside).
 //!
@@ -134,6 +136,7 @@ fn crowd(c: &mut Criterion) {
         ("table64", SpaceKind::SwingTwist, ShapeKind::Table(64)),
     ];
     let pool = pool(2);
+    let mut per_kind = Vec::new();
     let mut group = c.benchmark_group("crowd/cpu/2_threads/10k_characters");
     group.sample_size(10);
     for (name, space, shape) in kinds {
@@ -143,6 +146,7 @@ fn crowd(c: &mut Criterion) {
             ..FitOptions::default()
         });
         bench_crowd(&mut group, name, &scene, &limits, 10_000, NOISE, &pool);
+        per_kind.push((name, limits));
     }
     for (name, noise) in [
         ("ellipsoid_noise_0", 0.0),
@@ -150,6 +154,61 @@ fn crowd(c: &mut Criterion) {
         ("ellipsoid_noise_0.05", 0.05),
     ] {
         bench_crowd(&mut group, name, &scene, &ellipsoids, 10_000, noise, &pool);
+    }
+    group.finish();
+    bench_gpu_kinds(c, &scene, &per_kind, &pool);
+}
+
+/// `crowd/gpu/10k_characters/<kind>` (module docs).
+fn bench_gpu_kinds(
+    c: &mut Criterion,
+    scene: &Scene,
+    kinds: &[(&str, SkeletonLimits)],
+    pool: &ThreadPool,
+) {
+    let characters = 10_000;
+    let parents: Vec<Option<usize>> = scene.skeleton.joints().iter().map(|j| j.parent).collect();
+    let frames: Vec<Vec<Quat>> = (0..FRAMES)
+        .map(|f| scene.frame(characters, f, NOISE, 7))
+        .collect();
+    let mut group = c.benchmark_group("crowd/gpu/10k_characters");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(frames[0].len() as u64));
+    for (name, limits) in kinds {
+        let per_joint = limits
+            .per_joint(&scene.skeleton)
+            .expect("fitted on this skeleton");
+        let mut gpu = match GpuCrowd::new(&per_joint, characters) {
+            Ok(gpu) => gpu.with_parents(&parents),
+            Err(e) => {
+                eprintln!("skipping crowd/gpu/10k_characters: {e}");
+                return;
+            }
+        };
+        let mut poses = frames[0].clone();
+        pool.install(|| gpu.limit_frame(&mut poses))
+            .expect("the GPU runs");
+        eprintln!(
+            "crowd/gpu/10k_characters/{name}: {} joints on the host, {:.1}% of theirs in proven cells",
+            gpu.joints_on_host(),
+            100.0 * gpu.proven_on_gpu() as f64 / (characters * gpu.joints_on_host()).max(1) as f64
+        );
+        let next = Cell::new(0);
+        group.bench_function(*name, |b| {
+            b.iter_batched_ref(
+                || {
+                    next.set((next.get() + 1) % FRAMES);
+                    frames[next.get()].clone()
+                },
+                |poses| {
+                    black_box(
+                        pool.install(|| gpu.limit_frame(poses))
+                            .expect("the GPU runs"),
+                    )
+                },
+                BatchSize::LargeInput,
+            )
+        });
     }
     group.finish();
 }

@@ -396,14 +396,27 @@ impl Settings<'_> {
         poses: &mut [Quat],
         known: &Known<F>,
     ) -> usize {
+        // What the caller knows first: a group it proved allowed whole needs no lane test.
+        let mut known_allowed = [false; LANES];
+        if crowd_joint.remembers_inputs {
+            for (lane, known_lane) in known_allowed.iter_mut().take(group.count).enumerate() {
+                *known_lane = known.allowed(group.slot(lane));
+            }
+        }
         let surely_inside = match &crowd_joint.lanes {
+            _ if known_allowed[..group.count].iter().all(|&k| k) => [true; LANES],
             Some(lanes) => lanes.test(&group.gather(poses)),
             None => [false; LANES],
         };
         let mut outside = 0;
-        for (lane, &allowed) in surely_inside.iter().take(group.count).enumerate() {
+        for (lane, (&allowed, &known_lane)) in surely_inside
+            .iter()
+            .zip(&known_allowed)
+            .take(group.count)
+            .enumerate()
+        {
             let at = group.slot(lane);
-            if allowed || (crowd_joint.remembers_inputs && known.allowed(at)) {
+            if allowed || known_lane {
                 histories.remembered[at] = Vec4::from(poses[at]);
                 histories.memory[at] = Memory::AllowedInput;
                 continue;
