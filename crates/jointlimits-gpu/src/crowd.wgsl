@@ -4,7 +4,10 @@
 // crowd (jointlimits::crowd, jointlimits::limiter): the nearest allowed rotation over both covers
 // of the relative rotation's scaled angle-axis point; with a previous frame, the answer from the
 // cover nearest the previous measurement instead, while it is at most the switch margin farther.
-// Allowed rotations are left as they are. Other kinds are limited on the host afterwards; for
+// Swing-twist limits with a box or ellipsoid swing are limited here too (region::swing_twist):
+// the swing-plane point projected over both covers, the twist measured on its nearest turn (or
+// the stream's), and near a 180° swing the answer settled as the CPU settles it. Allowed
+// rotations are left as they are. Other kinds are limited on the host afterwards; for
 // those with proven cells (jointlimits::rotation_cells) the kernel marks the rotations that lie
 // in one, which the host then keeps with no test.
 
@@ -12,7 +15,9 @@ struct Joint {
     // The reference rotation (x, y, z, w).
     reference: vec4<f32>,
     // The shape's frame: its axes (columns) and centre (xyz); center.w is the kind:
-    // 0 unlimited, 1 box, 2 ellipsoid, 3 host with proven cells, 4 host.
+    // 0 unlimited, 1 box, 2 ellipsoid, 3 host with proven cells, 4 host, 5 swing-twist with a
+    // box swing, 6 swing-twist with an ellipsoid swing (the shape is then the swing's, in
+    // swing-plane coordinates).
     axis_x: vec4<f32>,
     axis_y: vec4<f32>,
     axis_z: vec4<f32>,
@@ -24,6 +29,12 @@ struct Joint {
     // x: how far the shape reaches from the origin (|ball centre| + radius); y: switch margin;
     // for kind 3, z and w: the offsets (u32 bits) of the coarse cells and the blocks in `cells`.
     settings: vec4<f32>,
+    // Swing-twist kinds: the swing basis's columns u, v and the twist axis (xyz); the twist
+    // range's ends in u.w and v.w.
+    basis_u: vec4<f32>,
+    basis_v: vec4<f32>,
+    twist_axis: vec4<f32>,
+    unused: vec4<f32>,
 }
 
 struct FrameInfo {
@@ -209,11 +220,16 @@ fn ellipsoid_surface(a: vec3<f32>, x: vec3<f32>) -> vec3<f32> {
 
 // The projection of the limit-space point p onto the joint's shape, settled within the boundary
 // tolerance.
+// Whether the joint's shape is a box (full-space or swing) rather than an ellipsoid.
+fn shape_is_box(j: Joint) -> bool {
+    return j.center.w < 1.5 || (j.center.w > 4.5 && j.center.w < 5.5);
+}
+
 fn project(j: Joint, p: vec3<f32>) -> Projection {
     let x = to_local(j, p);
     var surface = x;
     var inside = true;
-    if j.center.w < 1.5 {
+    if shape_is_box(j) {
         surface = clamp(x, j.low.xyz, j.high.xyz);
         inside = all(surface == x);
     } else {
@@ -239,7 +255,7 @@ fn lower_bound(j: Joint, x: vec3<f32>) -> f32 {
     let local = to_local(j, x);
     var low = j.low.xyz;
     var high = j.high.xyz;
-    if j.center.w > 1.5 {
+    if !shape_is_box(j) {
         low = -j.low.xyz;
         high = j.low.xyz;
     }
@@ -365,13 +381,18 @@ fn limit_frame(@builtin(global_invocation_id) id: vec3<u32>) {
     let j = joints[slot % info.joints];
     let local = input[slot];
     output[slot] = local;
-    if j.center.w < 0.5 || j.center.w > 3.5 {
+    let kind = u32(j.center.w + 0.5);
+    if kind == 0u || kind == 4u {
         return;
     }
-    if j.center.w > 2.5 {
+    if kind == 3u {
         if surely_allowed(j, local) {
             atomicOr(&proven[slot / 32u], 1u << (slot % 32u));
         }
+        return;
+    }
+    if kind >= 5u {
+        limit_swing_twist(j, slot, local);
         return;
     }
     let relative = quat_mul(conjugate(j.reference), local);
@@ -385,6 +406,323 @@ fn limit_frame(@builtin(global_invocation_id) id: vec3<u32>) {
         }
     }
     history[slot] = vec4<f32>(chosen.measured, 1.0);
+    if !chosen.inside {
+        output[slot] = quat_mul(j.reference, chosen.relative);
+        atomicAdd(&outside, 1u);
+    }
+}
+
+// ---- Swing-twist limits (jointlimits::region::swing_twist) ----
+
+// Below this |(v·axis, w)| the twist is ill-conditioned (contract::NEAR_HALF_SWING), and below
+// this one undefined (contract::DEGENERATE_TWIST).
+const NEAR_HALF_SWING: f32 = 0.1;
+const DEGENERATE_TWIST: f32 = 1e-6;
+// The family search near a 180° swing (region::half_swing).
+const FAMILY_SAMPLES: i32 = 16;
+const GOLDEN_STEPS: u32 = 30u;
+const GOLDEN_RATIO: f32 = 0.618034;
+
+// atan2(y, x) in (−π, π].
+fn atan2_full(y: f32, x: f32) -> f32 {
+    let upper = upper_atan2(abs(y), x);
+    return select(upper, -upper, y < 0.0);
+}
+
+// (sin x, cos x) for x ∈ [0, π] (fast_trig::sin_cos): Taylor polynomials about π/2.
+fn sin_cos_upper(x: f32) -> vec2<f32> {
+    let y = x - 0.5 * PI;
+    let m = -y * y;
+    var sine = 1.0 / 6227020800.0;
+    sine = sine * m + 1.0 / 39916800.0;
+    sine = sine * m + 1.0 / 362880.0;
+    sine = sine * m + 1.0 / 5040.0;
+    sine = sine * m + 1.0 / 120.0;
+    sine = sine * m + 1.0 / 6.0;
+    sine = sine * m + 1.0;
+    var cosine = 1.0 / 479001600.0;
+    cosine = cosine * m + 1.0 / 3628800.0;
+    cosine = cosine * m + 1.0 / 40320.0;
+    cosine = cosine * m + 1.0 / 720.0;
+    cosine = cosine * m + 1.0 / 24.0;
+    cosine = cosine * m + 1.0 / 2.0;
+    cosine = cosine * m + 1.0;
+    return vec2<f32>(cosine, -y * sine);
+}
+
+// (sin a, cos a) for |a| ≤ π.
+fn sin_cos_signed(a: f32) -> vec2<f32> {
+    let upper = sin_cos_upper(abs(a));
+    return vec2<f32>(select(upper.x, -upper.x, a < 0.0), upper.y);
+}
+
+// rotation::rotation_about: the rotation by `angle` about the unit `axis`.
+fn rotation_about(axis: vec3<f32>, angle: f32) -> vec4<f32> {
+    var half = 0.5 * angle;
+    if abs(half) > PI {
+        half -= TAU * round(half / TAU);
+    }
+    let sc = sin_cos_signed(half);
+    return vec4<f32>(axis * sc.x, sc.y);
+}
+
+// rotation::to_scaled_angle_axis, either cover (length up to 2π).
+fn scaled_angle_axis(q: vec4<f32>) -> vec3<f32> {
+    if q.w >= 0.0 {
+        return short_point(q);
+    }
+    let s = length(q.xyz);
+    if s < 1e-7 {
+        return vec3<f32>(TAU, 0.0, 0.0);
+    }
+    return q.xyz * (2.0 * upper_atan2(s, q.w) / s);
+}
+
+// |(v·axis, w)|².
+fn twist_norm_squared(j: Joint, q: vec4<f32>) -> f32 {
+    let along = dot(q.xyz, j.twist_axis.xyz);
+    return along * along + q.w * q.w;
+}
+
+struct Split {
+    // The swing-plane point (z = 0) and the twist angle.
+    point: vec3<f32>,
+    twist: f32,
+}
+
+// SwingTwistLimit::split: the swing-plane point (the short way) and the twist of `q`; at a
+// swing of exactly 180° the twist is `fallback` (0 without a history).
+fn split(j: Joint, q: vec4<f32>, fallback: f32) -> Split {
+    let p1 = dot(q.xyz, j.basis_u.xyz);
+    let p2 = dot(q.xyz, j.basis_v.xyz);
+    let along = dot(q.xyz, j.twist_axis.xyz);
+    let cos_squared = along * along + q.w * q.w;
+    let sin_squared = p1 * p1 + p2 * p2;
+    if cos_squared >= 1e-12 * (cos_squared + sin_squared) {
+        var scale = 0.0;
+        if sin_squared <= cos_squared {
+            scale = 2.0 * atan_over_t(sin_squared / cos_squared) / cos_squared;
+        } else {
+            let sine = sqrt(sin_squared);
+            let cosine = sqrt(cos_squared);
+            let ratio = cosine / sine;
+            scale = (PI - 2.0 * ratio * atan_over_t(ratio * ratio)) / (sine * cosine);
+        }
+        let plane = vec2<f32>(q.w * p1 - along * p2, q.w * p2 + along * p1) * scale;
+        return Split(vec3<f32>(plane, 0.0), 2.0 * atan2_full(along, q.w));
+    }
+    let swing = quat_mul(q, conjugate(rotation_about(j.twist_axis.xyz, fallback)));
+    let point = scaled_angle_axis(swing);
+    return Split(vec3<f32>(dot(j.basis_u.xyz, point), dot(j.basis_v.xyz, point), 0.0), fallback);
+}
+
+struct TwistMeasure {
+    turned: f32,
+    allowed: f32,
+    distance: f32,
+}
+
+// TwistRange::measure: the turn of `t` nearest the range.
+fn measure_twist(j: Joint, t: f32) -> TwistMeasure {
+    let low = j.basis_u.w;
+    let high = j.basis_v.w;
+    if low <= t && t <= high {
+        return TwistMeasure(t, t, 0.0);
+    }
+    let offset = t - low;
+    let turned = low + (offset - TAU * floor(offset * (1.0 / TAU)));
+    if turned <= high {
+        return TwistMeasure(turned, turned, 0.0);
+    }
+    let above = turned - high;
+    let below = low + TAU - turned;
+    if above <= below {
+        return TwistMeasure(turned, high, above);
+    }
+    return TwistMeasure(turned - TAU, low, below);
+}
+
+// TwistRange::measure_from: the turn of `t` nearest the stream's last twist.
+fn measure_twist_from(j: Joint, t: f32, previous: f32) -> TwistMeasure {
+    let turned = t + TAU * round((previous - t) / TAU);
+    let allowed = clamp(turned, j.basis_u.w, j.basis_v.w);
+    if allowed != turned {
+        let stateless = measure_twist(j, t);
+        if stateless.distance == 0.0 {
+            return stateless;
+        }
+    }
+    return TwistMeasure(turned, allowed, abs(turned - allowed));
+}
+
+struct SwingProjection {
+    projection: Projection,
+    // The cover point used.
+    point: vec3<f32>,
+}
+
+// covers::project_covers: the swing point projected over both covers.
+fn project_swing_covers(j: Joint, p: vec3<f32>) -> SwingProjection {
+    let short = project(j, p);
+    if short.inside {
+        return SwingProjection(short, p);
+    }
+    if short.distance + j.settings.x > PI && has_other_cover(p) {
+        let long_point = other_cover(p);
+        if short.distance > lower_bound(j, long_point) {
+            let long = project(j, long_point);
+            if long.distance < short.distance {
+                return SwingProjection(long, long_point);
+            }
+        }
+    }
+    return SwingProjection(short, p);
+}
+
+struct SwingLimited {
+    relative: vec4<f32>,
+    inside: bool,
+    violation: f32,
+    measured: vec4<f32>,
+}
+
+fn swing_unchanged(relative: vec4<f32>, measured: vec4<f32>) -> SwingLimited {
+    return SwingLimited(relative, true, 0.0, measured);
+}
+
+// The violation of swing-plane point `swing` with twist `twist` (the family's members).
+fn swing_twist_violation(j: Joint, swing: vec2<f32>, twist: f32) -> f32 {
+    let d = project_swing_covers(j, vec3<f32>(swing, 0.0)).projection.distance;
+    let t = measure_twist(j, twist).distance;
+    return sqrt(d * d + t * t);
+}
+
+// A member of the family through a near-180° swing: the swing turned by t/2 about the twist
+// axis and t added to the twist (region::half_swing).
+fn family_member(j: Joint, swing: vec2<f32>, twist: f32, t: f32) -> f32 {
+    let sc = sin_cos_signed(0.5 * t);
+    let turned = vec2<f32>(swing.x * sc.y - swing.y * sc.x, swing.y * sc.y + swing.x * sc.x);
+    return swing_twist_violation(j, turned, twist + t);
+}
+
+// half_swing::family_within_tolerance.
+fn family_within_tolerance(j: Joint, relative: vec4<f32>, swing: vec2<f32>, twist: f32) -> bool {
+    let kappa = sqrt(twist_norm_squared(j, relative));
+    let reach = min(BOUNDARY_TOLERANCE / max(kappa, 1e-12), PI);
+    let step = reach / f32(FAMILY_SAMPLES);
+    var best_t = 0.0;
+    var best = family_member(j, swing, twist, 0.0);
+    for (var k = -FAMILY_SAMPLES; k <= FAMILY_SAMPLES; k++) {
+        let t = step * f32(k);
+        let value = family_member(j, swing, twist, t);
+        if value < best {
+            best_t = t;
+            best = value;
+        }
+    }
+    if best <= BOUNDARY_TOLERANCE {
+        return true;
+    }
+    // Golden sections over the samples either side of the best (golden_section.rs).
+    var low = best_t - step;
+    var high = best_t + step;
+    var a = high - GOLDEN_RATIO * (high - low);
+    var b = low + GOLDEN_RATIO * (high - low);
+    var fa = family_member(j, swing, twist, a);
+    var fb = family_member(j, swing, twist, b);
+    for (var i = 0u; i < GOLDEN_STEPS; i++) {
+        if fa <= BOUNDARY_TOLERANCE || fb <= BOUNDARY_TOLERANCE {
+            break;
+        }
+        if fa <= fb {
+            high = b;
+            b = a;
+            fb = fa;
+            a = high - GOLDEN_RATIO * (high - low);
+            fa = family_member(j, swing, twist, a);
+        } else {
+            low = a;
+            a = b;
+            fa = fb;
+            b = low + GOLDEN_RATIO * (high - low);
+            fb = family_member(j, swing, twist, b);
+        }
+    }
+    return min(fa, fb) <= BOUNDARY_TOLERANCE;
+}
+
+// SwingTwistLimit::result: the answer from the swing projection from cover point `point` and
+// the twist measure, settled near a 180° swing.
+fn swing_twist_result(
+    j: Joint,
+    relative: vec4<f32>,
+    point: vec3<f32>,
+    swing: Projection,
+    twist: TwistMeasure,
+) -> SwingLimited {
+    let measured = vec4<f32>(point.xy, 0.0, twist.turned);
+    let violation = sqrt(swing.distance * swing.distance + twist.distance * twist.distance);
+    if (swing.inside && twist.distance == 0.0) || violation <= BOUNDARY_TOLERANCE {
+        return swing_unchanged(relative, measured);
+    }
+    let allowed_swing = j.basis_u.xyz * swing.point.x + j.basis_v.xyz * swing.point.y;
+    let limited = quat_mul(rotation_of(allowed_swing), rotation_about(j.twist_axis.xyz, twist.allowed));
+    if twist_norm_squared(j, relative) >= NEAR_HALF_SWING * NEAR_HALF_SWING {
+        return SwingLimited(limited, false, violation, measured);
+    }
+    // Near a 180° swing (half_swing::settle_near_half_swing): an answer within the tolerance
+    // of the input as a rotation, or a member of the family within it, is the input.
+    if within_tolerance(relative, limited)
+        || family_within_tolerance(j, relative, point.xy, twist.turned) {
+        return swing_unchanged(relative, measured);
+    }
+    return SwingLimited(limited, false, violation, measured);
+}
+
+// RotationLimit::nearest of a swing-twist limit.
+fn swing_twist_nearest(j: Joint, relative: vec4<f32>) -> SwingLimited {
+    let parts = split(j, relative, 0.0);
+    let covers = project_swing_covers(j, parts.point);
+    return swing_twist_result(j, relative, covers.point, covers.projection, measure_twist(j, parts.twist));
+}
+
+// RotationLimit::nearest_continuing: the swing's cover and the twist's turn nearest the last
+// frame's measurement.
+fn swing_twist_continuing(j: Joint, relative: vec4<f32>, previous: vec4<f32>) -> SwingLimited {
+    let parts = split(j, relative, previous.w);
+    var point = parts.point;
+    let last = vec3<f32>(previous.xy, 0.0);
+    if has_other_cover(point) {
+        let other = other_cover(point);
+        if dot(other - last, other - last) < dot(point - last, point - last) {
+            point = other;
+        }
+    }
+    return swing_twist_result(j, relative, point, project(j, point), measure_twist_from(j, parts.twist, previous.w));
+}
+
+// One character's swing-twist joint: the stream's answer (limiter::stream_answer). The history
+// holds the measurement (swing point xy, twist in w) and z = 1 once there is one.
+fn limit_swing_twist(j: Joint, slot: u32, local: vec4<f32>) {
+    let relative = quat_mul(conjugate(j.reference), local);
+    var chosen = swing_twist_nearest(j, relative);
+    let previous = history[slot];
+    if !chosen.inside && previous.z > 0.5 {
+        // SwingTwistLimit::continues_as.
+        let turn_kept = abs(chosen.measured.w - previous.w) < PI - 1e-3;
+        let continues = twist_norm_squared(j, relative) >= NEAR_HALF_SWING * NEAR_HALF_SWING
+            && turn_kept
+            && surely_nearer_cover(chosen.measured.xyz, vec3<f32>(previous.xy, 0.0));
+        if !continues {
+            let continued = swing_twist_continuing(j, relative, previous);
+            let degenerate = twist_norm_squared(j, relative) < DEGENERATE_TWIST * DEGENERATE_TWIST;
+            if !continued.inside
+                && (continued.violation <= chosen.violation + j.settings.y || degenerate) {
+                chosen = continued;
+            }
+        }
+    }
+    history[slot] = vec4<f32>(chosen.measured.xy, 1.0, chosen.measured.w);
     if !chosen.inside {
         output[slot] = quat_mul(j.reference, chosen.relative);
         atomicAdd(&outside, 1u);

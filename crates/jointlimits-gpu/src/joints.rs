@@ -6,8 +6,11 @@ use jointlimits::rotation_cells::InsideCells;
 use jointlimits::shape::Shape;
 use jointlimits::{JointLimit, LimitRegion};
 
-/// Floats per joint: eight vec4.
-pub const FLOATS_PER_JOINT: usize = 32;
+/// Floats per joint: twelve vec4.
+pub const FLOATS_PER_JOINT: usize = 48;
+
+/// Rows (vec4) per joint.
+const ROWS: usize = FLOATS_PER_JOINT / 4;
 
 /// The shader's kind codes (`center.w`).
 const UNLIMITED: f32 = 0.0;
@@ -17,15 +20,18 @@ const ELLIPSOID: f32 = 2.0;
 const CELLS: f32 = 3.0;
 /// Corrected on the host with no test on the GPU.
 const HOST: f32 = 4.0;
+/// Swing-twist limits whose swing shape is a box or an ellipsoid.
+const SWING_TWIST_BOX: f32 = 5.0;
+const SWING_TWIST_ELLIPSOID: f32 = 6.0;
 
 /// How the crowd limits one joint.
 #[derive(Clone, Debug)]
 enum Kernel {
     /// No limit.
     Unlimited,
-    /// A native kernel (full-space box or ellipsoid): the joint's first seven rows and how far
-    /// the shape reaches from the origin; the eighth row adds the switch margin.
-    Native { rows: [[f32; 4]; 7], reach: f32 },
+    /// A native kernel (full-space or swing-twist box or ellipsoid): the joint's rows, and how
+    /// far the shape reaches from the origin, which the eighth row holds with the switch margin.
+    Native { rows: [[f32; 4]; ROWS], reach: f32 },
     /// On the host, after the kernel passed the rotations in the joint's proven cells: the
     /// offsets (in `u32`) of its coarse cells and blocks in the cells buffer.
     Cells { coarse: u32, blocks: u32 },
@@ -44,7 +50,8 @@ pub(crate) struct Kernels {
 }
 
 impl Kernels {
-    /// The kernel of each joint: native for full-space boxes and ellipsoids; for other kinds
+    /// The kernel of each joint: native for full-space and swing-twist boxes and ellipsoids
+    /// (unsoftened); for other kinds
     /// with proven cells ([`PreparedLimit`]: full-space polytopes, swing-twist shapes, tables,
     /// softened boxes and ellipsoids), the cells, proven here (a fraction of a second per joint);
     /// the host for the rest.
@@ -74,11 +81,14 @@ impl Kernels {
     pub(crate) fn pack(&self, margin: f32) -> Vec<f32> {
         let mut packed = Vec::with_capacity(self.kernels.len().max(1) * FLOATS_PER_JOINT);
         for kernel in &self.kernels {
-            let mut rows = [[0.0; 4]; 8];
+            let mut rows = [[0.0; 4]; ROWS];
             match *kernel {
                 Kernel::Unlimited => rows[4][3] = UNLIMITED,
-                Kernel::Native { rows: first, reach } => {
-                    rows[..7].copy_from_slice(&first);
+                Kernel::Native {
+                    rows: native,
+                    reach,
+                } => {
+                    rows = native;
                     rows[7] = [reach, margin, 0.0, 0.0];
                 }
                 Kernel::Cells { coarse, blocks } => {
@@ -113,32 +123,44 @@ impl Kernels {
     }
 }
 
-/// The native kernel of a full-space box or ellipsoid with no softening.
+/// The native kernel of a full-space or swing-twist box or ellipsoid with no softening.
 fn native(limit: &JointLimit) -> Option<Kernel> {
-    let LimitRegion::Full(full) = &limit.region else {
-        return None;
-    };
     if limit.softening.is_some() {
         return None;
     }
-    let (frame, kind, low, high) = match full.shape() {
-        Shape::Box(b) => (b.frame, BOX, b.min, b.max),
-        Shape::Ellipsoid(e) => (e.frame, ELLIPSOID, e.semi_axes, e.semi_axes),
+    let (shape, reach, codes, swing_twist) = match &limit.region {
+        LimitRegion::Full(full) => (full.shape(), full.ball().reach, (BOX, ELLIPSOID), None),
+        LimitRegion::SwingTwist(st) => (
+            st.swing(),
+            st.ball().reach,
+            (SWING_TWIST_BOX, SWING_TWIST_ELLIPSOID),
+            Some(st),
+        ),
+        _ => return None,
+    };
+    let (frame, kind, low, high) = match shape {
+        Shape::Box(b) => (b.frame, codes.0, b.min, b.max),
+        Shape::Ellipsoid(e) => (e.frame, codes.1, e.semi_axes, e.semi_axes),
         _ => return None,
     };
     let (axes, center) = (frame.rotation, frame.center);
-    Some(Kernel::Native {
-        rows: [
-            limit.reference.to_array(),
-            axes.x_axis.extend(0.0).to_array(),
-            axes.y_axis.extend(0.0).to_array(),
-            axes.z_axis.extend(0.0).to_array(),
-            center.extend(kind).to_array(),
-            low.extend(0.0).to_array(),
-            high.extend(0.0).to_array(),
-        ],
-        reach: full.ball().reach,
-    })
+    let mut rows = [[0.0; 4]; ROWS];
+    rows[..7].copy_from_slice(&[
+        limit.reference.to_array(),
+        axes.x_axis.extend(0.0).to_array(),
+        axes.y_axis.extend(0.0).to_array(),
+        axes.z_axis.extend(0.0).to_array(),
+        center.extend(kind).to_array(),
+        low.extend(0.0).to_array(),
+        high.extend(0.0).to_array(),
+    ]);
+    if let Some(st) = swing_twist {
+        let basis = st.swing_basis;
+        rows[8] = basis.x_axis.extend(st.twist.min).to_array();
+        rows[9] = basis.y_axis.extend(st.twist.max).to_array();
+        rows[10] = st.twist_axis.extend(0.0).to_array();
+    }
+    Some(Kernel::Native { rows, reach })
 }
 
 /// Appends `proven` to the cells buffer; its kernel.

@@ -2,10 +2,13 @@
 //! shader (WGSL) with one invocation per character and joint.
 //!
 //! Every kind is taken. Full-space boxes (axis-aligned or oriented) and ellipsoids, the shapes
-//! fitted by default, have native kernels: the shader keeps each character's and joint's history
-//! on the GPU and follows the CPU crowd's stream semantics (nearest over both covers; the
-//! previous frame's cover while it is at most the switch margin farther), so their output equals
-//! the CPU crowd's within f32 rounding (1e-5 rad). Every other kind is limited on the host by a
+//! fitted by default, and swing-twist limits with a box or ellipsoid swing have native kernels:
+//! the shader keeps each character's and joint's history on the GPU and follows the CPU crowd's
+//! stream semantics (nearest over both covers and twist turns; the previous frame's cover and
+//! turn while at most the switch margin farther; near a 180° swing, the CPU's settling), so
+//! their output equals the CPU crowd's within f32 rounding: 1e-5 rad, except where the answer
+//! itself is ill-conditioned (a swing within a few thousandths of a radian of 180°, where the
+//! twist moves by the rounding over `cos(swing/2)`). Every other kind is limited on the host by a
 //! [`jointlimits::Crowd`] of those joints after the frame comes back, so its output is the CPU
 //! crowd's bit for bit; for full-space polytopes, swing-twist shapes and tables the kernel first
 //! marks the rotations that lie in the joint's proven cells

@@ -8,7 +8,10 @@ use jointlimits::fit::{FitOptions, ShapeKind, fit_skeleton_limits};
 use jointlimits::prepared::PreparedLimit;
 use jointlimits::rotation::angle_between;
 use jointlimits::shape::Shape;
-use jointlimits::{Crowd, FullLimit, JointLimit, LimitRegion, RotationLimit, Softening, SpaceKind};
+use jointlimits::{
+    Crowd, FullLimit, JointLimit, LimitRegion, Limiter, RotationLimit, Softening, SpaceKind,
+    SwingTwistLimit,
+};
 use jointlimits_gpu::{GpuCrowd, GpuError};
 use jointlimits_io::read_bvh_file;
 use jointlimits_testdata::{SplitMix, bvh_fixtures};
@@ -47,10 +50,42 @@ fn random_rotation(rng: &mut SplitMix) -> Quat {
     }
 }
 
-/// Runs `frames` through both crowds and compares every joint; returns how many were compared.
-fn compare(cpu: &mut Crowd, gpu: &mut GpuCrowd, frames: &[Vec<Quat>], what: &str) -> usize {
+/// How far the CPU's own answer for `input` moves when the input, or the earlier inputs of its
+/// stream (`earlier`, whose measurements a stream continues from), are turned by 2e-7 rad (a few
+/// units in the last place) about any of 16 axes. Near a 180° swing the twist coordinate, and
+/// with it a swing-twist limit's answer (and the answers of a stream that continues from its
+/// twist), is that ill-conditioned, and two correct evaluations in f32 may differ by as much.
+fn sensitivity(limit: &JointLimit, earlier: &[Quat], input: Quat) -> f32 {
+    let answer = |nudge: Quat| {
+        let mut limiter = Limiter::new(vec![Some(limit.clone())]);
+        for &q in earlier {
+            limiter.limit_joint(0, q * nudge);
+        }
+        limiter.limit_joint(0, input).0
+    };
+    let (stateless, streamed) = (limit.limit(input), answer(Quat::IDENTITY));
+    (0..16)
+        .map(|k| {
+            let k = k as f32;
+            let axis = Vec3::new(k.sin(), (1.3 * k).cos(), 0.5).normalize();
+            let nudge = Quat::from_axis_angle(axis, 2e-7);
+            let moved = angle_between(limit.limit(input * nudge), stateless);
+            moved.max(angle_between(answer(nudge), streamed))
+        })
+        .fold(0.0, f32::max)
+}
+
+/// Runs `frames` through both crowds (limited by `limits`) and compares every joint; returns how
+/// many were compared.
+fn compare(
+    limits: &[Option<JointLimit>],
+    cpu: &mut Crowd,
+    gpu: &mut GpuCrowd,
+    frames: &[Vec<Quat>],
+    what: &str,
+) -> usize {
     let joints = cpu.joint_count();
-    let (mut worst, mut in_band) = (0.0f32, 0);
+    let (mut worst, mut in_band, mut ill_conditioned) = (0.0f32, 0, 0);
     for (f, frame) in frames.iter().enumerate() {
         let mut on_cpu = frame.clone();
         let mut on_gpu = frame.clone();
@@ -64,15 +99,26 @@ fn compare(cpu: &mut Crowd, gpu: &mut GpuCrowd, frames: &[Vec<Quat>], what: &str
                 in_band += 1;
                 continue;
             }
+            if apart > TOLERANCE {
+                // Only where the answer itself is that ill-conditioned, and rarely.
+                let limit = limits[at % joints]
+                    .as_ref()
+                    .expect("only limited joints move");
+                let earlier: Vec<Quat> = frames[..f].iter().map(|frame| frame[at]).collect();
+                let moves = sensitivity(limit, &earlier, frame[at]);
+                assert!(
+                    apart <= moves,
+                    "{what}: frame {f}, character {}, joint {}: CPU {a:?}, GPU {b:?} ({apart} rad \
+                     apart; input {:?}, which moves the CPU's answer by {moves} when turned by \
+                     2e-7 rad, or the last frame's input is)",
+                    at / joints,
+                    at % joints,
+                    frame[at]
+                );
+                ill_conditioned += 1;
+                continue;
+            }
             worst = worst.max(apart);
-            assert!(
-                apart <= TOLERANCE,
-                "{what}: frame {f}, character {}, joint {}: CPU {a:?}, GPU {b:?} ({apart} rad apart; \
-                 input {:?})",
-                at / joints,
-                at % joints,
-                frame[at]
-            );
         }
         // Rotations within rounding of the boundary may count on one side only.
         let differ = cpu_outside.abs_diff(gpu_outside);
@@ -83,28 +129,38 @@ fn compare(cpu: &mut Crowd, gpu: &mut GpuCrowd, frames: &[Vec<Quat>], what: &str
     }
     let compared = frames.len() * frames[0].len();
     assert!(
-        in_band * 1000 <= compared,
-        "{what}: {in_band} of {compared} joints on the boundary band"
+        (in_band + ill_conditioned) * 1000 <= compared,
+        "{what}: {in_band} of {compared} joints on the boundary band, {ill_conditioned} \
+         ill-conditioned"
     );
     eprintln!(
         "{what}: at most {worst:.2e} rad apart; {in_band} of {compared} on the boundary band \
-         (kept on one side, moved by at most {BOUNDARY_BAND:e} on the other)"
+         (kept on one side, moved by at most {BOUNDARY_BAND:e} on the other), {ill_conditioned} \
+         more than {TOLERANCE:e} apart where turning the input by 2e-7 rad moves the CPU's own \
+         answer farther"
     );
     compared
 }
 
-/// Every full-space box and ellipsoid example, about random references, and an unlimited joint.
+/// Every full-space and swing-twist box and ellipsoid example (the kinds with native kernels),
+/// about random references, and an unlimited joint.
 fn example_limits(rng: &mut SplitMix) -> Vec<Option<JointLimit>> {
+    let full = FullLimit::examples()
+        .into_iter()
+        .filter(|full| matches!(full.shape(), Shape::Box(_) | Shape::Ellipsoid(_)))
+        .map(LimitRegion::from);
+    let swing_twist = SwingTwistLimit::examples()
+        .into_iter()
+        .filter(|limit| matches!(limit.swing(), Shape::Box(_) | Shape::Ellipsoid(_)))
+        .map(LimitRegion::from);
     let mut limits: Vec<Option<JointLimit>> = vec![None];
-    for full in FullLimit::examples() {
-        if matches!(full.shape(), Shape::Box(_) | Shape::Ellipsoid(_)) {
-            limits.push(Some(JointLimit {
-                joint: format!("joint{}", limits.len()),
-                reference: random_rotation(rng),
-                region: full.into(),
-                softening: None,
-            }));
-        }
+    for region in full.chain(swing_twist) {
+        limits.push(Some(JointLimit {
+            joint: format!("joint{}", limits.len()),
+            reference: random_rotation(rng),
+            region,
+            softening: None,
+        }));
     }
     limits
 }
@@ -143,11 +199,11 @@ fn the_gpu_equals_the_cpu_on_random_sweeping_and_boundary_poses() {
             frame
         })
         .collect();
-    compare(&mut cpu, &mut gpu, &frames, "random");
+    compare(&limits, &mut cpu, &mut gpu, &frames, "random");
     // After a reset both start over.
     cpu.reset();
     gpu.reset();
-    compare(&mut cpu, &mut gpu, &frames[..3], "after a reset");
+    compare(&limits, &mut cpu, &mut gpu, &frames[..3], "after a reset");
 }
 
 /// Frames of several MiB go to the GPU and back in pieces on several threads (and a rest): every
@@ -170,7 +226,7 @@ fn frames_larger_than_a_copy_piece_travel_whole() {
                 .collect()
         })
         .collect();
-    compare(&mut cpu, &mut gpu, &frames, "large frames");
+    compare(&limits, &mut cpu, &mut gpu, &frames, "large frames");
 }
 
 #[test]
@@ -181,8 +237,7 @@ fn the_gpu_equals_the_cpu_on_every_fixture() {
         let bvh = read_bvh_file(&path).unwrap();
         let motion = bvh.to_motion();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        // Swing-twist ellipsoids (limited on the host, after the kernel's cells test) on the
-        // first clip: their cells take a while to prove.
+        // Swing-twist ellipsoids on the first clip.
         let mut fits = vec![
             (SpaceKind::Full, ShapeKind::Ellipsoid),
             (SpaceKind::Full, ShapeKind::Obb),
@@ -223,18 +278,12 @@ fn the_gpu_equals_the_cpu_on_every_fixture() {
                 })
                 .collect();
             compared += compare(
+                &per_joint,
                 &mut cpu,
                 &mut gpu,
                 &frames,
                 &format!("{name} {space:?} {shape:?}"),
             );
-            if space == SpaceKind::SwingTwist {
-                eprintln!(
-                    "{name}: {} of the last frame's {} rotations in proven cells",
-                    gpu.proven_on_gpu(),
-                    frames[0].len()
-                );
-            }
         }
     }
     assert!(compared > 0);
@@ -279,8 +328,12 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
         .iter()
         .map(|limit| {
             limit.as_ref().is_some_and(|limit| {
-                let native = matches!(&limit.region, LimitRegion::Full(full)
-                    if matches!(full.shape(), Shape::Box(_) | Shape::Ellipsoid(_)));
+                let shape = match &limit.region {
+                    LimitRegion::Full(full) => Some(full.shape()),
+                    LimitRegion::SwingTwist(swing_twist) => Some(swing_twist.swing()),
+                    _ => None,
+                };
+                let native = matches!(shape, Some(Shape::Box(_) | Shape::Ellipsoid(_)));
                 !native || limit.softening.is_some()
             })
         })
@@ -292,7 +345,8 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
         .iter()
         .map(|limit| limit.clone().map(PreparedLimit::new))
         .collect();
-    let (mut compared, mut exact, mut proven) = (0, 0, 0);
+    let (mut compared, mut exact, mut proven, mut apart) = (0, 0, 0, 0);
+    let mut played: Vec<Vec<Quat>> = Vec::new();
     for f in 0..10 {
         let mut frame = Vec::with_capacity(characters * joints);
         for c in 0..characters {
@@ -316,11 +370,15 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
                                 0.4 * rng.next_signed(),
                             )
                     }
-                    (4, _) => {
-                        let u = Vec3::new(1.0, (c as f32).cos(), 0.0).normalize();
+                    (4, Some(limit)) => {
+                        // Swings of nearly or exactly 180° away from the bone, with twist.
+                        let bone = limit.region.bone_axis().unwrap_or(Vec3::Z);
+                        let across =
+                            Quat::from_axis_angle(bone, c as f32) * bone.any_orthonormal_vector();
                         let e = [0.0, 1e-6, -1e-4, 1e-2][f % 4];
-                        Quat::from_axis_angle(u, std::f32::consts::PI + e)
-                            * Quat::from_rotation_z(0.9 * f as f32)
+                        limit.reference
+                            * Quat::from_axis_angle(across, std::f32::consts::PI + e)
+                            * Quat::from_axis_angle(bone, 0.9 * f as f32)
                     }
                     _ => random_rotation(&mut rng),
                 };
@@ -352,6 +410,7 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
         );
         proven += gpu.proven_on_gpu();
         let mut in_band = 0;
+        let earlier = |at: usize| played.iter().map(|frame| frame[at]).collect::<Vec<_>>();
         for (at, (a, b)) in on_cpu.iter().zip(&on_gpu).enumerate() {
             let joint = at % joints;
             if on_host[joint] {
@@ -362,24 +421,36 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
                 );
                 exact += 1;
             } else if angle_between(*a, *b) > TOLERANCE {
+                // On the boundary band, or where the answer is ill-conditioned (`compare`).
+                let apart = angle_between(*a, *b);
+                let limit = limits[joint].as_ref().expect("only limited joints move");
                 assert!(
-                    (*a == frame[at]) != (*b == frame[at])
-                        && angle_between(*a, *b) <= BOUNDARY_BAND,
-                    "frame {f}, slot {at}, joint {joint}: CPU {a:?}, GPU {b:?}"
+                    ((*a == frame[at]) != (*b == frame[at]) && apart <= BOUNDARY_BAND)
+                        || apart <= sensitivity(limit, &earlier(at), frame[at]),
+                    "frame {f}, slot {at}, joint {joint} ({}): CPU {a:?}, GPU {b:?}, {apart} rad \
+                     apart; input {:?}, sensitivity {}",
+                    limit.region.label(),
+                    frame[at],
+                    sensitivity(limit, &earlier(at), frame[at])
                 );
                 in_band += 1;
             }
             compared += 1;
         }
+        apart += in_band;
         assert!(
             cpu_outside.abs_diff(gpu_outside) <= in_band,
             "frame {f}: {cpu_outside} outside on the CPU, {gpu_outside} on the GPU"
         );
+        played.push(frame);
     }
     eprintln!(
         "{compared} joints compared, {exact} of them limited on the host, bit for bit; \
-         {proven} found in proven cells by the kernel"
+         {proven} found in proven cells by the kernel; {apart} native ones more than {TOLERANCE:e} \
+         apart, on the boundary band or where the CPU's own answer is as sensitive"
     );
+    // Each was checked above; they come from the near-180° poses (a fifth of the characters).
+    assert!(apart * 100 <= compared, "{apart} of {compared} apart");
     assert!(
         proven * 40 >= exact,
         "few rotations in proven cells: {proven} of {exact}"
