@@ -27,14 +27,16 @@ struct Joint {
     // A box's upper corner.
     high: vec4<f32>,
     // x: how far the shape reaches from the origin (|ball centre| + radius); y: switch margin;
-    // for kind 3, z and w: the offsets (u32 bits) of the coarse cells and the blocks in `cells`.
+    // for kind 3, z and w: the offsets (whole numbers) of the coarse cells and the blocks in
+    // `cells`.
     settings: vec4<f32>,
-    // Swing-twist kinds: the swing basis's columns u, v and the twist axis (xyz); the twist
-    // range's ends in u.w and v.w.
+    // Swing-twist kinds: the swing basis's columns u, v (xyz) and the twist axis; the twist
+    // range's ends in u.w and v.w; the basis's third column, which the swing-plane split
+    // measures the twist about (the twist axis to within validation's 1e-4).
     basis_u: vec4<f32>,
     basis_v: vec4<f32>,
     twist_axis: vec4<f32>,
-    unused: vec4<f32>,
+    basis_z: vec4<f32>,
 }
 
 struct FrameInfo {
@@ -82,6 +84,20 @@ fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
 
 fn conjugate(q: vec4<f32>) -> vec4<f32> {
     return vec4<f32>(-q.xyz, q.w);
+}
+
+// rotation::near_unit: q itself within 1e-3 of unit length (in |q|²), else normalised (a zero
+// or non-finite q as it is).
+fn near_unit(q: vec4<f32>) -> vec4<f32> {
+    if abs(dot(q, q) - 1.0) <= 1e-3 {
+        return q;
+    }
+    let largest = max(max(abs(q.x), abs(q.y)), max(abs(q.z), abs(q.w)));
+    if !(largest > 0.0 && largest <= 3.40282347e38) {
+        return q;
+    }
+    let scaled = q / largest;
+    return scaled / length(scaled);
 }
 
 // Vulkan lets a driver's sin, cos and atan2 be far coarser than f32 (sin and cos to 2^-11
@@ -162,9 +178,17 @@ fn rotation_of(p: vec3<f32>) -> vec4<f32> {
         let series = half_angle_sinc_cos(angle_squared);
         return vec4<f32>(p * series.x, series.y);
     }
-    // Past a full turn (a shape reaching that far): the builtins, as the CPU's library call.
+    // Past a whole turn (shapes reaching beyond 2π): the half angle's sine and cosine from the
+    // polynomials about π/2 (the driver's may be coarse), by its turn.
     let angle = sqrt(angle_squared);
-    return vec4<f32>(p * (sin(0.5 * angle) / angle), cos(0.5 * angle));
+    var half = 0.5 * angle;
+    var sign_flip = 1.0;
+    if half > PI {
+        half -= PI;
+        sign_flip = -1.0;
+    }
+    let sc = sin_cos_upper(half) * sign_flip;
+    return vec4<f32>(p * (sc.x / angle), sc.y);
 }
 
 // The other cover's point p − 2π·p̂, or p itself at the identity (callers check).
@@ -364,11 +388,11 @@ fn surely_allowed(j: Joint, q: vec4<f32>) -> bool {
     let g = vec3<u32>(clamp((others + CELLS_REACH) * FINE_PER_UNIT, vec3<f32>(0.0), vec3<f32>(last)));
     let c = g / FINE_CELLS;
     let coarse = ((chart * COARSE_CELLS + c.x) * COARSE_CELLS + c.y) * COARSE_CELLS + c.z;
-    let pair = cells[bitcast<u32>(j.settings.z) + coarse / 2u];
+    let pair = cells[u32(j.settings.z) + coarse / 2u];
     let block = (pair >> (16u * (coarse % 2u))) & 0xFFFFu;
     let f = g % FINE_CELLS;
     let bit = (f.x * FINE_CELLS + f.y) * FINE_CELLS + f.z;
-    let word = cells[bitcast<u32>(j.settings.w) + block * 16u + bit / 32u];
+    let word = cells[u32(j.settings.w) + block * 16u + bit / 32u];
     return ((word >> (bit % 32u)) & 1u) == 1u;
 }
 
@@ -395,7 +419,7 @@ fn limit_frame(@builtin(global_invocation_id) id: vec3<u32>) {
         limit_swing_twist(j, slot, local);
         return;
     }
-    let relative = quat_mul(conjugate(j.reference), local);
+    let relative = quat_mul(conjugate(j.reference), near_unit(local));
     let p = short_point(relative);
     var chosen = nearest(j, relative, p);
     let previous = history[slot];
@@ -422,6 +446,12 @@ const DEGENERATE_TWIST: f32 = 1e-6;
 const FAMILY_SAMPLES: i32 = 16;
 const GOLDEN_STEPS: u32 = 30u;
 const GOLDEN_RATIO: f32 = 0.618034;
+
+// The nearest integer, halves away from zero (Rust's f32::round; WGSL's round takes halves to
+// even).
+fn round_half_away(x: f32) -> f32 {
+    return sign(x) * floor(abs(x) + 0.5);
+}
 
 // atan2(y, x) in (−π, π].
 fn atan2_full(y: f32, x: f32) -> f32 {
@@ -460,7 +490,7 @@ fn sin_cos_signed(a: f32) -> vec2<f32> {
 fn rotation_about(axis: vec3<f32>, angle: f32) -> vec4<f32> {
     var half = 0.5 * angle;
     if abs(half) > PI {
-        half -= TAU * round(half / TAU);
+        half -= TAU * round_half_away(half / TAU);
     }
     let sc = sin_cos_signed(half);
     return vec4<f32>(axis * sc.x, sc.y);
@@ -495,7 +525,7 @@ struct Split {
 fn split(j: Joint, q: vec4<f32>, fallback: f32) -> Split {
     let p1 = dot(q.xyz, j.basis_u.xyz);
     let p2 = dot(q.xyz, j.basis_v.xyz);
-    let along = dot(q.xyz, j.twist_axis.xyz);
+    let along = dot(q.xyz, j.basis_z.xyz);
     let cos_squared = along * along + q.w * q.w;
     let sin_squared = p1 * p1 + p2 * p2;
     if cos_squared >= 1e-12 * (cos_squared + sin_squared) {
@@ -511,9 +541,21 @@ fn split(j: Joint, q: vec4<f32>, fallback: f32) -> Split {
         let plane = vec2<f32>(q.w * p1 - along * p2, q.w * p2 + along * p1) * scale;
         return Split(vec3<f32>(plane, 0.0), 2.0 * atan2_full(along, q.w));
     }
-    let swing = quat_mul(q, conjugate(rotation_about(j.twist_axis.xyz, fallback)));
+    // At (or, for rotations a hair off unit length, next to) a swing of 180°: the twist is the
+    // fallback where the twist part vanishes, else the twist part's own angle
+    // (rotation::swing_and_twist_angle_or, rotation::swing_twist).
+    var twist = fallback;
+    var twist_part = rotation_about(j.twist_axis.xyz, fallback);
+    let twist_along = dot(q.xyz, j.twist_axis.xyz);
+    let norm_squared = twist_along * twist_along + q.w * q.w;
+    if norm_squared >= 1e-12 {
+        let norm = sqrt(norm_squared);
+        twist_part = vec4<f32>(j.twist_axis.xyz * twist_along, q.w) / norm;
+        twist = 2.0 * atan2_full(dot(twist_part.xyz, j.twist_axis.xyz), twist_part.w);
+    }
+    let swing = quat_mul(q, conjugate(twist_part));
     let point = scaled_angle_axis(swing);
-    return Split(vec3<f32>(dot(j.basis_u.xyz, point), dot(j.basis_v.xyz, point), 0.0), fallback);
+    return Split(vec3<f32>(dot(j.basis_u.xyz, point), dot(j.basis_v.xyz, point), 0.0), twist);
 }
 
 struct TwistMeasure {
@@ -544,7 +586,7 @@ fn measure_twist(j: Joint, t: f32) -> TwistMeasure {
 
 // TwistRange::measure_from: the turn of `t` nearest the stream's last twist.
 fn measure_twist_from(j: Joint, t: f32, previous: f32) -> TwistMeasure {
-    let turned = t + TAU * round((previous - t) / TAU);
+    let turned = t + TAU * round_half_away((previous - t) / TAU);
     let allowed = clamp(turned, j.basis_u.w, j.basis_v.w);
     if allowed != turned {
         let stateless = measure_twist(j, t);
@@ -704,7 +746,7 @@ fn swing_twist_continuing(j: Joint, relative: vec4<f32>, previous: vec4<f32>) ->
 // One character's swing-twist joint: the stream's answer (limiter::stream_answer). The history
 // holds the measurement (swing point xy, twist in w) and z = 1 once there is one.
 fn limit_swing_twist(j: Joint, slot: u32, local: vec4<f32>) {
-    let relative = quat_mul(conjugate(j.reference), local);
+    let relative = quat_mul(conjugate(j.reference), near_unit(local));
     var chosen = swing_twist_nearest(j, relative);
     let previous = history[slot];
     if !chosen.inside && previous.z > 0.5 {

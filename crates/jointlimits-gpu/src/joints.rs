@@ -64,8 +64,12 @@ impl Kernels {
                 // Softening moves only rotations outside: the cells hold for softened limits.
                 Some(limit) => native(limit).unwrap_or_else(|| {
                     match PreparedLimit::new(limit.clone()).inside_cells() {
-                        Some(proven) => append_cells(&mut cells, proven),
-                        None => Kernel::Host,
+                        // Offsets stay whole numbers a float holds exactly; past that, the
+                        // host tests the joint's rotations itself.
+                        Some(proven) if cells.len() + cell_words(proven) <= MOST_CELL_WORDS => {
+                            append_cells(&mut cells, proven)
+                        }
+                        _ => Kernel::Host,
                     }
                 }),
             })
@@ -92,8 +96,9 @@ impl Kernels {
                     rows[7] = [reach, margin, 0.0, 0.0];
                 }
                 Kernel::Cells { coarse, blocks } => {
+                    // Whole numbers below 2²⁴ (`Kernels::new`), exact as floats.
                     rows[4][3] = CELLS;
-                    rows[7] = [0.0, margin, f32::from_bits(coarse), f32::from_bits(blocks)];
+                    rows[7] = [0.0, margin, coarse as f32, blocks as f32];
                 }
                 Kernel::Host => rows[4][3] = HOST,
             }
@@ -159,8 +164,17 @@ fn native(limit: &JointLimit) -> Option<Kernel> {
         rows[8] = basis.x_axis.extend(st.twist.min).to_array();
         rows[9] = basis.y_axis.extend(st.twist.max).to_array();
         rows[10] = st.twist_axis.extend(0.0).to_array();
+        rows[11] = basis.z_axis.extend(0.0).to_array();
     }
     Some(Kernel::Native { rows, reach })
+}
+
+/// Most words of proven cells: offsets below 2²⁴ are exact as floats (64 MiB, about 250 joints).
+const MOST_CELL_WORDS: usize = 1 << 24;
+
+/// The words `proven` takes in the cells buffer.
+fn cell_words(proven: &InsideCells) -> usize {
+    proven.coarse_cells().len().div_ceil(2) + proven.blocks().len() * 16
 }
 
 /// Appends `proven` to the cells buffer; its kernel.

@@ -180,6 +180,14 @@ impl GpuCrowd {
             proven_bytes,
             storage | wgpu::BufferUsages::COPY_SRC,
         );
+        let cells_bytes = std::mem::size_of_val(kernels.cells()) as u64;
+        if cells_bytes > device.limits().max_storage_buffer_binding_size {
+            return Err(GpuError::Device(format!(
+                "the joints' proven cells need {cells_bytes} bytes, more than this adapter binds \
+                 ({})",
+                device.limits().max_storage_buffer_binding_size
+            )));
+        }
         let cells = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("cells"),
             contents: bytemuck::cast_slice(kernels.cells()),

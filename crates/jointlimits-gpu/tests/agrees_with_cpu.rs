@@ -475,3 +475,57 @@ fn a_frame_of_the_wrong_size_is_an_error() {
     assert_eq!(gpu.limit_frame(&mut poses).unwrap(), 0);
     assert!(poses.iter().all(|q| *q == Quat::from_rotation_x(0.3)));
 }
+
+/// Two cases the kernel once read apart from the CPU: a stream whose last twist lies exactly half
+/// a turn from the new one (the turn nearest it is a tie, which Rust's `round` breaks away from
+/// zero and WGSL's to even), and rotations off unit length (the CPU normalises those more than
+/// 1e-3 off in `|q|²` before measuring them).
+#[test]
+fn half_turn_ties_and_rotations_off_unit_length_agree() {
+    use jointlimits::region::swing_basis;
+    use jointlimits::shape::{BoxShape, Frame};
+    use jointlimits::twist::TwistRange;
+    let swing = Shape::Box(BoxShape {
+        frame: Frame::IDENTITY,
+        min: Vec3::splat(-0.5),
+        max: Vec3::splat(0.5),
+    });
+    let twist = TwistRange {
+        min: 0.05,
+        max: 6.25,
+    };
+    let tie = JointLimit {
+        joint: "tie".into(),
+        reference: Quat::IDENTITY,
+        region: SwingTwistLimit::new(Vec3::Z, swing_basis(Vec3::Z), swing, twist).into(),
+        softening: None,
+    };
+    let mut rng = SplitMix(0x0FF);
+    let mut limits = example_limits(&mut rng);
+    limits.push(Some(tie));
+    let joints = limits.len();
+    let characters = 64;
+    let Some(mut gpu) = gpu_crowd(&limits, characters) else {
+        return;
+    };
+    let mut cpu = Crowd::new(limits.clone(), characters);
+    let frames: Vec<Vec<Quat>> = (0..4)
+        .map(|f| {
+            (0..characters * joints)
+                .map(|at| {
+                    if at % joints == joints - 1 {
+                        // Twist π, then the identity (twist 0): exactly half a turn apart.
+                        return if f % 2 == 0 {
+                            Quat::from_xyzw(0.0, 0.0, 1.0, 0.0)
+                        } else {
+                            Quat::IDENTITY
+                        };
+                    }
+                    let scale = [1.0, 1.05, 0.9, 1.0005, 3.0][(at / joints) % 5];
+                    random_rotation(&mut rng) * scale
+                })
+                .collect()
+        })
+        .collect();
+    compare(&limits, &mut cpu, &mut gpu, &frames, "ties and scales");
+}
