@@ -17,18 +17,19 @@ struct Joint {
     // The shape's frame: its axes (columns) and centre (xyz); center.w is the kind:
     // 0 unlimited, 1 box, 2 ellipsoid, 3 host with proven cells, 4 host, 5 swing-twist with a
     // box swing, 6 swing-twist with an ellipsoid swing (the shape is then the swing's, in
-    // swing-plane coordinates).
+    // swing-plane coordinates), 7 polytope (k-DOP or hull).
     axis_x: vec4<f32>,
     axis_y: vec4<f32>,
     axis_z: vec4<f32>,
     center: vec4<f32>,
-    // A box's lower corner, or an ellipsoid's semi-axes (frame coordinates).
+    // A box's lower corner, or an ellipsoid's semi-axes (frame coordinates); for a polytope, x:
+    // where its tables start in `cells` (a whole number).
     low: vec4<f32>,
-    // A box's upper corner.
+    // A box's upper corner; a polytope's bounding ball (centre, radius).
     high: vec4<f32>,
     // x: how far the shape reaches from the origin (|ball centre| + radius); y: switch margin;
     // for kind 3, z and w: the offsets (whole numbers) of the coarse cells and the blocks in
-    // `cells`.
+    // `lookup`.
     settings: vec4<f32>,
     // Swing-twist kinds: the swing basis's columns u, v (xyz) and the twist axis; the twist
     // range's ends in u.w and v.w; the basis's third column, which the swing-plane split
@@ -56,9 +57,10 @@ struct FrameInfo {
 @group(0) @binding(2) var<storage, read_write> history: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> info: FrameInfo;
 @group(0) @binding(4) var<storage, read_write> outside: atomic<u32>;
-// The proven cells of kind-3 joints: coarse cells (u16, two to a word, the even one low), then
-// blocks of 512 bits (16 words).
-@group(0) @binding(6) var<storage, read> cells: array<u32>;
+// What kernels look up: the proven cells of kind-3 joints (coarse cells, u16, two to a word, the
+// even one low, then blocks of 512 bits, 16 words), and the tables of kind-7 polytopes (floats
+// as their bits; joints.rs, append_polytope).
+@group(0) @binding(6) var<storage, read> lookup: array<u32>;
 // A bit per character and joint: the rotation lies in a proven cell.
 @group(0) @binding(7) var<storage, read_write> proven: array<atomic<u32>>;
 
@@ -253,7 +255,12 @@ fn project(j: Joint, p: vec3<f32>) -> Projection {
     let x = to_local(j, p);
     var surface = x;
     var inside = true;
-    if shape_is_box(j) {
+    if j.center.w > 6.5 {
+        inside = polytope_holds(j, x);
+        if !inside {
+            surface = polytope_surface(j, x);
+        }
+    } else if shape_is_box(j) {
         surface = clamp(x, j.low.xyz, j.high.xyz);
         inside = all(surface == x);
     } else {
@@ -276,6 +283,10 @@ fn project(j: Joint, p: vec3<f32>) -> Projection {
 
 // A lower bound on the distance from x to the shape: to its box, or to an ellipsoid's box.
 fn lower_bound(j: Joint, x: vec3<f32>) -> f32 {
+    if j.center.w > 6.5 {
+        // How far beyond the polytope's bounding ball.
+        return length(x - j.high.xyz) - j.high.w;
+    }
     let local = to_local(j, x);
     var low = j.low.xyz;
     var high = j.high.xyz;
@@ -388,11 +399,11 @@ fn surely_allowed(j: Joint, q: vec4<f32>) -> bool {
     let g = vec3<u32>(clamp((others + CELLS_REACH) * FINE_PER_UNIT, vec3<f32>(0.0), vec3<f32>(last)));
     let c = g / FINE_CELLS;
     let coarse = ((chart * COARSE_CELLS + c.x) * COARSE_CELLS + c.y) * COARSE_CELLS + c.z;
-    let pair = cells[u32(j.settings.z) + coarse / 2u];
+    let pair = lookup[u32(j.settings.z) + coarse / 2u];
     let block = (pair >> (16u * (coarse % 2u))) & 0xFFFFu;
     let f = g % FINE_CELLS;
     let bit = (f.x * FINE_CELLS + f.y) * FINE_CELLS + f.z;
-    let word = cells[u32(j.settings.w) + block * 16u + bit / 32u];
+    let word = lookup[u32(j.settings.w) + block * 16u + bit / 32u];
     return ((word >> (bit % 32u)) & 1u) == 1u;
 }
 
@@ -415,7 +426,7 @@ fn limit_frame(@builtin(global_invocation_id) id: vec3<u32>) {
         }
         return;
     }
-    if kind >= 5u {
+    if kind == 5u || kind == 6u {
         limit_swing_twist(j, slot, local);
         return;
     }
@@ -769,4 +780,216 @@ fn limit_swing_twist(j: Joint, slot: u32, local: vec4<f32>) {
         output[slot] = quat_mul(j.reference, chosen.relative);
         atomicAdd(&outside, 1u);
     }
+}
+
+// ---- Full-space polytopes (jointlimits::shape::polytope): the walk from the highest face,
+// proving its answer by the optimality condition of a convex projection, and the scan of every
+// face the point rises above where the walk cannot decide ----
+
+// Height above a face below which a point still counts as inside (Polytope::INSIDE_TOLERANCE).
+const POLYTOPE_INSIDE: f32 = 2e-6;
+// Faces a walk visits at most (WALK_STEPS), and how far a tangent direction may rise towards the
+// point relative to its distance and still count as turning away (OPTIMALITY_SLACK).
+const WALK_STEPS: u32 = 64u;
+const OPTIMALITY_SLACK: f32 = 2e-6;
+const NO_TWIN: u32 = 0xFFFFFFFFu;
+const SMALLEST_NORMAL: f32 = 1.17549435e-38;
+
+// A polytope's tables in `lookup` (joints.rs, append_polytope): where each starts, in words.
+struct PolytopeAt {
+    faces: u32,
+    face_table: u32,
+    edge_table: u32,
+    vertex_table: u32,
+    leaving_table: u32,
+}
+
+fn polytope_at(j: Joint) -> PolytopeAt {
+    let base = u32(j.low.x);
+    return PolytopeAt(lookup[base], lookup[base + 1u], lookup[base + 2u], lookup[base + 3u], lookup[base + 4u]);
+}
+
+fn lookup_vec3(at: u32) -> vec3<f32> {
+    return vec3<f32>(bitcast<f32>(lookup[at]), bitcast<f32>(lookup[at + 1u]), bitcast<f32>(lookup[at + 2u]));
+}
+
+fn face_word(p: PolytopeAt, face: u32) -> u32 {
+    return p.face_table + 8u * face;
+}
+
+fn edge_word(p: PolytopeAt, edge: u32) -> u32 {
+    return p.edge_table + 16u * edge;
+}
+
+fn face_normal(p: PolytopeAt, face: u32) -> vec3<f32> {
+    return lookup_vec3(face_word(p, face));
+}
+
+// x's height above face `face`.
+fn face_height(p: PolytopeAt, face: u32, x: vec3<f32>) -> f32 {
+    let at = face_word(p, face);
+    return dot(lookup_vec3(at), x) - bitcast<f32>(lookup[at + 3u]);
+}
+
+// Whether the frame-coordinate point x is inside: within the tolerance of every face.
+fn polytope_holds(j: Joint, x: vec3<f32>) -> bool {
+    let p = polytope_at(j);
+    for (var f = 0u; f < p.faces; f++) {
+        if !(face_height(p, f, x) <= POLYTOPE_INSIDE) {
+            return false;
+        }
+    }
+    return true;
+}
+
+struct EdgePoint {
+    found: bool,
+    point: vec3<f32>,
+    edge: u32,
+}
+
+// Polytope::nearest_edge_point: for a face `height` below x, none when the foot lies on the
+// face polygon, else the nearest point of the polygon's edges the foot lies beyond.
+fn nearest_edge_point(p: PolytopeAt, face: u32, x: vec3<f32>, height: f32) -> EdgePoint {
+    let foot = x - face_normal(p, face) * height;
+    let first = lookup[face_word(p, face) + 4u];
+    let end = lookup[face_word(p, face) + 5u];
+    var nearest = EdgePoint(false, foot, 0u);
+    var nearest_distance = 0.0;
+    for (var edge = first; edge < end; edge++) {
+        let at = edge_word(p, edge);
+        let start = lookup_vec3(at);
+        let from_start = foot - start;
+        if dot(from_start, lookup_vec3(at + 6u)) >= 0.0 {
+            continue;
+        }
+        let v = lookup_vec3(at + 3u);
+        let along = clamp(dot(from_start, v) / max(dot(v, v), SMALLEST_NORMAL), 0.0, 1.0);
+        let point = start + v * along;
+        let d = dot(point - foot, point - foot);
+        if !nearest.found || d < nearest_distance {
+            nearest = EdgePoint(true, point, edge);
+            nearest_distance = d;
+        }
+    }
+    return nearest;
+}
+
+struct Surface {
+    // Whether the walk (or scan) decided.
+    found: bool,
+    point: vec3<f32>,
+}
+
+// Polytope::walk from `face`: the projection of the outside point x proven by the optimality
+// condition, or not found where the walk cannot decide.
+fn polytope_walk(p: PolytopeAt, start_face: u32, x: vec3<f32>) -> Surface {
+    var face = start_face;
+    for (var step = 0u; step < WALK_STEPS; step++) {
+        let height = face_height(p, face, x);
+        let nearest = nearest_edge_point(p, face, x, height);
+        if !nearest.found {
+            return Surface(height > 0.0, x - face_normal(p, face) * height);
+        }
+        let edge = nearest.edge;
+        let at = edge_word(p, edge);
+        let start = lookup_vec3(at);
+        let vector = lookup_vec3(at + 3u);
+        let along = dot(x - start, vector) / max(dot(vector, vector), SMALLEST_NORMAL);
+        if along > 0.0 && along < 1.0 {
+            // Inside the edge: the tangent directions are along it, into this face and into
+            // the face across it.
+            let y = start + vector * along;
+            let away = x - y;
+            let slack = OPTIMALITY_SLACK * length(away);
+            if dot(away, lookup_vec3(at + 6u)) > slack {
+                return Surface(false, y);
+            }
+            let twin = lookup[at + 15u];
+            if twin == NO_TWIN {
+                return Surface(false, y);
+            }
+            let twin_at = edge_word(p, twin);
+            let twin_face = lookup[twin_at + 12u];
+            if dot(away, lookup_vec3(twin_at + 6u)) <= slack {
+                // Both inward directions turn away; one of the two faces must also see x.
+                let seen = dot(away, face_normal(p, face)) > -slack
+                    || dot(away, face_normal(p, twin_face)) > -slack;
+                return Surface(seen, y);
+            }
+            face = twin_face;
+        } else {
+            let vertex = lookup[at + 13u + select(0u, 1u, along >= 1.0)];
+            let vertex_at = p.vertex_table + 6u * vertex;
+            if lookup[vertex_at + 5u] == 0u {
+                return Surface(false, x);
+            }
+            let corner = lookup_vec3(vertex_at);
+            let slack = OPTIMALITY_SLACK * length(x - corner);
+            var uphill = NO_TWIN;
+            var seen = false;
+            for (var k = lookup[vertex_at + 3u]; k < lookup[vertex_at + 4u]; k++) {
+                let leaving = lookup[p.leaving_table + k];
+                let leaving_at = edge_word(p, leaving);
+                let direction = lookup_vec3(leaving_at + 9u);
+                if all(direction == vec3<f32>(0.0)) {
+                    // A vertex a hair from its neighbour: the scan decides.
+                    return Surface(false, x);
+                }
+                if uphill == NO_TWIN && dot(x - corner, direction) > slack {
+                    uphill = leaving;
+                }
+                seen = seen || dot(x - corner, face_normal(p, lookup[leaving_at + 12u])) > -slack;
+            }
+            if uphill == NO_TWIN {
+                return Surface(seen, corner);
+            }
+            face = lookup[edge_word(p, uphill) + 12u];
+        }
+    }
+    return Surface(false, x);
+}
+
+// Polytope::project_by_scan: over every face x rises above, the foot on the face polygon (then
+// the answer), or else the nearest point of the edges the foot lies beyond; the nearest
+// candidate.
+fn polytope_scan(p: PolytopeAt, x: vec3<f32>) -> vec3<f32> {
+    var best = x;
+    var have_best = false;
+    for (var f = 0u; f < p.faces; f++) {
+        let height = face_height(p, f, x);
+        if !(height > 0.0) {
+            continue;
+        }
+        let nearest = nearest_edge_point(p, f, x, height);
+        if !nearest.found {
+            return x - face_normal(p, f) * height;
+        }
+        let candidate = nearest.point;
+        if !have_best || dot(candidate - best, (x - best) + (x - candidate)) > 0.0 {
+            best = candidate;
+            have_best = true;
+        }
+    }
+    return best;
+}
+
+// The nearest point of the polytope to the outside frame-coordinate point x: the walk from the
+// face x rises highest above (the first of equals), proven; else the scan.
+fn polytope_surface(j: Joint, x: vec3<f32>) -> vec3<f32> {
+    let p = polytope_at(j);
+    var highest = 0u;
+    var most = face_height(p, 0u, x);
+    for (var f = 1u; f < p.faces; f++) {
+        let height = face_height(p, f, x);
+        if height > most {
+            highest = f;
+            most = height;
+        }
+    }
+    let walked = polytope_walk(p, highest, x);
+    if walked.found {
+        return walked.point;
+    }
+    return polytope_scan(p, x);
 }

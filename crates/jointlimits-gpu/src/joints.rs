@@ -1,9 +1,11 @@
 //! Each joint's limit as the shader reads it: eight `vec4<f32>` (the `Joint` struct of
 //! `crowd.wgsl`), and the proven cells of the joints limited on the host.
 
+use glam::Vec3;
 use jointlimits::prepared::PreparedLimit;
 use jointlimits::rotation_cells::InsideCells;
 use jointlimits::shape::Shape;
+use jointlimits::shape::polytope::PolytopeTables;
 use jointlimits::{JointLimit, LimitRegion};
 
 /// Floats per joint: twelve vec4.
@@ -23,6 +25,8 @@ const HOST: f32 = 4.0;
 /// Swing-twist limits whose swing shape is a box or an ellipsoid.
 const SWING_TWIST_BOX: f32 = 5.0;
 const SWING_TWIST_ELLIPSOID: f32 = 6.0;
+/// A full-space k-DOP or convex hull.
+const POLYTOPE: f32 = 7.0;
 
 /// How the crowd limits one joint.
 #[derive(Clone, Debug)]
@@ -33,52 +37,52 @@ enum Kernel {
     /// far the shape reaches from the origin, which the eighth row holds with the switch margin.
     Native { rows: [[f32; 4]; ROWS], reach: f32 },
     /// On the host, after the kernel passed the rotations in the joint's proven cells: the
-    /// offsets (in `u32`) of its coarse cells and blocks in the cells buffer.
+    /// offsets (in `u32`) of its coarse cells and blocks in the lookup buffer.
     Cells { coarse: u32, blocks: u32 },
     /// On the host, every rotation.
     Host,
 }
 
-/// Every joint's kernel and the cells buffer they read.
+/// Every joint's kernel and the lookup buffer they read.
 #[derive(Clone, Debug)]
 pub(crate) struct Kernels {
     kernels: Vec<Kernel>,
-    /// The proven cells of the `Cells` joints, one after another: coarse cells two to a word
-    /// (the even one in the low half), then blocks of sixteen words (each 64-bit word's low half
-    /// first).
-    cells: Vec<u32>,
+    /// What kernels look up, one joint's after another: the tables of polytopes
+    /// ([`append_polytope`]) and the proven cells of the `Cells` joints (coarse cells two to a
+    /// word, the even one in the low half, then blocks of sixteen words, each 64-bit word's low
+    /// half first).
+    lookup: Vec<u32>,
 }
 
 impl Kernels {
-    /// The kernel of each joint: native for full-space and swing-twist boxes and ellipsoids
-    /// (unsoftened); for other kinds
-    /// with proven cells ([`PreparedLimit`]: full-space polytopes, swing-twist shapes, tables,
-    /// softened boxes and ellipsoids), the cells, proven here (a fraction of a second per joint);
-    /// the host for the rest.
+    /// The kernel of each joint: native for full-space and swing-twist boxes and ellipsoids and
+    /// full-space k-DOPs and hulls (unsoftened); for other kinds with proven cells
+    /// ([`PreparedLimit`]: swing-twist polytopes, tables, softened shapes), the cells, proven
+    /// here (a fraction of a second per joint); the host for the rest.
     pub(crate) fn new(limits: &[Option<JointLimit>]) -> Kernels {
-        let mut cells = Vec::new();
+        let mut lookup = Vec::new();
         let kernels = limits
             .iter()
             .map(|limit| match limit {
                 None => Kernel::Unlimited,
                 // Softening moves only rotations outside: the cells hold for softened limits.
-                Some(limit) => native(limit).unwrap_or_else(|| {
+                Some(limit) => native(limit, &mut lookup).unwrap_or_else(|| {
                     match PreparedLimit::new(limit.clone()).inside_cells() {
                         // Offsets stay whole numbers a float holds exactly; past that, the
                         // host tests the joint's rotations itself.
-                        Some(proven) if cells.len() + cell_words(proven) <= MOST_CELL_WORDS => {
-                            append_cells(&mut cells, proven)
+                        Some(proven) if lookup.len() + cell_words(proven) <= MOST_LOOKUP_WORDS => {
+                            append_cells(&mut lookup, proven)
                         }
                         _ => Kernel::Host,
                     }
                 }),
             })
             .collect();
-        if cells.is_empty() {
+        if lookup.is_empty() {
             // A storage buffer may not be empty.
-            cells.push(0);
+            lookup.push(0);
         }
-        Kernels { kernels, cells }
+        Kernels { kernels, lookup }
     }
 
     /// The joints packed for the shader, with the switch margin `margin`.
@@ -110,9 +114,9 @@ impl Kernels {
         packed
     }
 
-    /// The proven cells of the joints that have them, as the shader reads them.
-    pub(crate) fn cells(&self) -> &[u32] {
-        &self.cells
+    /// The polytopes and proven cells of the joints that have them, as the shader reads them.
+    pub(crate) fn lookup(&self) -> &[u32] {
+        &self.lookup
     }
 
     /// Whether joint `joint` is limited on the host.
@@ -128,10 +132,41 @@ impl Kernels {
     }
 }
 
-/// The native kernel of a full-space or swing-twist box or ellipsoid with no softening.
-fn native(limit: &JointLimit) -> Option<Kernel> {
+/// The native kernel of a full-space or swing-twist box or ellipsoid, or a full-space k-DOP or
+/// hull, with no softening (a polytope's tables appended to `lookup`, unless they would take it
+/// past the offsets a float holds exactly).
+fn native(limit: &JointLimit, lookup: &mut Vec<u32>) -> Option<Kernel> {
     if limit.softening.is_some() {
         return None;
+    }
+    if let LimitRegion::Full(full) = &limit.region
+        && let Some((frame, polytope)) = match full.shape() {
+            Shape::Kdop(s) => Some((s.frame, s.polytope())),
+            Shape::Hull(s) => Some((s.frame, s.polytope())),
+            _ => None,
+        }
+    {
+        let tables = polytope.tables();
+        if lookup.len() + polytope_words(&tables) > MOST_LOOKUP_WORDS {
+            return None;
+        }
+        let base = append_polytope(lookup, &tables);
+        let (axes, ball) = (frame.rotation, full.ball());
+        let mut rows = [[0.0; 4]; ROWS];
+        rows[..7].copy_from_slice(&[
+            limit.reference.to_array(),
+            axes.x_axis.extend(0.0).to_array(),
+            axes.y_axis.extend(0.0).to_array(),
+            axes.z_axis.extend(0.0).to_array(),
+            frame.center.extend(POLYTOPE).to_array(),
+            // Whole numbers below 2²⁴, exact as floats.
+            [base as f32, 0.0, 0.0, 0.0],
+            ball.center.extend(ball.radius).to_array(),
+        ]);
+        return Some(Kernel::Native {
+            rows,
+            reach: ball.reach,
+        });
     }
     let (shape, reach, codes, swing_twist) = match &limit.region {
         LimitRegion::Full(full) => (full.shape(), full.ball().reach, (BOX, ELLIPSOID), None),
@@ -169,27 +204,101 @@ fn native(limit: &JointLimit) -> Option<Kernel> {
     Some(Kernel::Native { rows, reach })
 }
 
-/// Most words of proven cells: offsets below 2²⁴ are exact as floats (64 MiB, about 250 joints).
-const MOST_CELL_WORDS: usize = 1 << 24;
+/// Words per face in a polytope's tables: normal, offset, first and end edge, two unused.
+const FACE_WORDS: usize = 8;
+/// Words per edge: start, vector, inward direction, unit direction, face, ends, twin.
+const EDGE_WORDS: usize = 16;
+/// Words per vertex: position, first and end leaving edge, whether its fan closes.
+const VERTEX_WORDS: usize = 6;
+/// Words of a polytope's header: its counts and where its tables start.
+const HEADER_WORDS: usize = 8;
 
-/// The words `proven` takes in the cells buffer.
+/// The words `tables` take in the lookup buffer.
+fn polytope_words(tables: &PolytopeTables) -> usize {
+    HEADER_WORDS
+        + tables.normals.len() * FACE_WORDS
+        + tables.edge_start.len() * EDGE_WORDS
+        + tables.vertices.len() * VERTEX_WORDS
+        + tables.leaving.len()
+}
+
+/// Appends a polytope's tables to the lookup buffer (offsets within it absolute, in words);
+/// where its header starts.
+fn append_polytope(lookup: &mut Vec<u32>, tables: &PolytopeTables) -> u32 {
+    let base = lookup.len();
+    let faces = base + HEADER_WORDS;
+    let edges = faces + tables.normals.len() * FACE_WORDS;
+    let vertices = edges + tables.edge_start.len() * EDGE_WORDS;
+    let leaving = vertices + tables.vertices.len() * VERTEX_WORDS;
+    let word = |i: usize| i as u32;
+    let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+    lookup.extend([
+        word(tables.normals.len()),
+        word(faces),
+        word(edges),
+        word(vertices),
+        word(leaving),
+        0,
+        0,
+        0,
+    ]);
+    for (face, (&normal, &offset)) in tables.normals.iter().zip(tables.offsets).enumerate() {
+        lookup.extend(bits(normal));
+        lookup.extend([
+            offset.to_bits(),
+            tables.edge_range[face],
+            tables.edge_range[face + 1],
+            0,
+            0,
+        ]);
+    }
+    for e in 0..tables.edge_start.len() {
+        for v in [
+            tables.edge_start[e],
+            tables.edge_vector[e],
+            tables.edge_inward[e],
+            tables.edge_direction[e],
+        ] {
+            lookup.extend(bits(v));
+        }
+        let [from, to] = tables.edge_ends[e];
+        lookup.extend([tables.edge_face[e], from, to, tables.edge_twin[e]]);
+    }
+    for (v, &position) in tables.vertices.iter().enumerate() {
+        lookup.extend(bits(position));
+        lookup.extend([
+            tables.leaving_range[v],
+            tables.leaving_range[v + 1],
+            u32::from(tables.closed_fan[v]),
+        ]);
+    }
+    lookup.extend(tables.leaving);
+    debug_assert_eq!(lookup.len() - base, polytope_words(tables));
+    base as u32
+}
+
+/// Most words of the lookup buffer: offsets below 2²⁴ are exact as floats (64 MiB: about 250
+/// joints' proven cells).
+const MOST_LOOKUP_WORDS: usize = 1 << 24;
+
+/// The words `proven` takes in the lookup buffer.
 fn cell_words(proven: &InsideCells) -> usize {
     proven.coarse_cells().len().div_ceil(2) + proven.blocks().len() * 16
 }
 
-/// Appends `proven` to the cells buffer; its kernel.
-fn append_cells(cells: &mut Vec<u32>, proven: &InsideCells) -> Kernel {
-    let coarse = cells.len() as u32;
-    cells.extend(
+/// Appends `proven` to the lookup buffer; its kernel.
+fn append_cells(lookup: &mut Vec<u32>, proven: &InsideCells) -> Kernel {
+    let coarse = lookup.len() as u32;
+    lookup.extend(
         proven
             .coarse_cells()
             .chunks(2)
             .map(|pair| u32::from(pair[0]) | u32::from(pair.get(1).copied().unwrap_or(0)) << 16),
     );
-    let blocks = cells.len() as u32;
+    let blocks = lookup.len() as u32;
     for block in proven.blocks() {
         for &word in block {
-            cells.extend([word as u32, (word >> 32) as u32]);
+            lookup.extend([word as u32, (word >> 32) as u32]);
         }
     }
     Kernel::Cells { coarse, blocks }

@@ -2,7 +2,9 @@
 //! shader (WGSL) with one invocation per character and joint.
 //!
 //! Every kind is taken. Full-space boxes (axis-aligned or oriented) and ellipsoids, the shapes
-//! fitted by default, and swing-twist limits with a box or ellipsoid swing have native kernels:
+//! fitted by default, full-space k-DOPs and hulls (the walk over their faces that proves the
+//! nearest point, with the scan of every face where it cannot decide), and swing-twist limits
+//! with a box or ellipsoid swing have native kernels:
 //! the shader keeps each character's and joint's history on the GPU and follows the CPU crowd's
 //! stream semantics (nearest over both covers and twist turns; the previous frame's cover and
 //! turn while at most the switch margin farther; near a 180° swing, the CPU's settling), so
@@ -10,7 +12,7 @@
 //! itself is ill-conditioned (a swing within a few thousandths of a radian of 180°, where the
 //! twist moves by the rounding over `cos(swing/2)`). Every other kind is limited on the host by a
 //! [`jointlimits::Crowd`] of those joints after the frame comes back, so its output is the CPU
-//! crowd's bit for bit; for full-space polytopes, swing-twist shapes and tables the kernel first
+//! crowd's bit for bit; for swing-twist polytopes, tables and softened shapes the kernel first
 //! marks the rotations that lie in the joint's proven cells
 //! ([`jointlimits::rotation_cells`]), which the host keeps with no test, so only the rest cost
 //! host time. Frames travel through host-visible buffers kept from frame to frame, copied in
@@ -180,17 +182,17 @@ impl GpuCrowd {
             proven_bytes,
             storage | wgpu::BufferUsages::COPY_SRC,
         );
-        let cells_bytes = std::mem::size_of_val(kernels.cells()) as u64;
-        if cells_bytes > device.limits().max_storage_buffer_binding_size {
+        let lookup_bytes = std::mem::size_of_val(kernels.lookup()) as u64;
+        if lookup_bytes > device.limits().max_storage_buffer_binding_size {
             return Err(GpuError::Device(format!(
-                "the joints' proven cells need {cells_bytes} bytes, more than this adapter binds \
-                 ({})",
+                "the joints' proven cells and polytopes need {lookup_bytes} bytes, more than this \
+                 adapter binds ({})",
                 device.limits().max_storage_buffer_binding_size
             )));
         }
-        let cells = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("cells"),
-            contents: bytemuck::cast_slice(kernels.cells()),
+        let lookup = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("lookup"),
+            contents: bytemuck::cast_slice(kernels.lookup()),
             usage: wgpu::BufferUsages::STORAGE,
         });
         let upload = buffer(
@@ -230,7 +232,7 @@ impl GpuCrowd {
                 entry(3, &info),
                 entry(4, &outside),
                 entry(5, &output),
-                entry(6, &cells),
+                entry(6, &lookup),
                 entry(7, &proven),
             ],
         });

@@ -7,6 +7,7 @@ use glam::{DQuat, Quat, Vec3};
 use jointlimits::fit::{FitOptions, ShapeKind, fit_skeleton_limits};
 use jointlimits::prepared::PreparedLimit;
 use jointlimits::rotation::angle_between;
+use jointlimits::shape::KdopDirections;
 use jointlimits::shape::Shape;
 use jointlimits::{
     Crowd, FullLimit, JointLimit, LimitRegion, Limiter, RotationLimit, Softening, SpaceKind,
@@ -100,17 +101,18 @@ fn compare(
                 continue;
             }
             if apart > TOLERANCE {
-                // Only where the answer itself is that ill-conditioned, and rarely.
+                // Only where the answer itself is that ill-conditioned (twice what 16 sampled
+                // turns show, a lower bound of how far it can move), and rarely.
                 let limit = limits[at % joints]
                     .as_ref()
                     .expect("only limited joints move");
                 let earlier: Vec<Quat> = frames[..f].iter().map(|frame| frame[at]).collect();
                 let moves = sensitivity(limit, &earlier, frame[at]);
                 assert!(
-                    apart <= moves,
+                    apart <= 2.0 * moves,
                     "{what}: frame {f}, character {}, joint {}: CPU {a:?}, GPU {b:?} ({apart} rad \
                      apart; input {:?}, which moves the CPU's answer by {moves} when turned by \
-                     2e-7 rad, or the last frame's input is)",
+                     2e-7 rad, or the stream's earlier inputs are)",
                     at / joints,
                     at % joints,
                     frame[at]
@@ -136,19 +138,16 @@ fn compare(
     eprintln!(
         "{what}: at most {worst:.2e} rad apart; {in_band} of {compared} on the boundary band \
          (kept on one side, moved by at most {BOUNDARY_BAND:e} on the other), {ill_conditioned} \
-         more than {TOLERANCE:e} apart where turning the input by 2e-7 rad moves the CPU's own \
-         answer farther"
+         more than {TOLERANCE:e} apart where turning the inputs by 2e-7 rad moves the CPU's own \
+         answer at least half as far"
     );
     compared
 }
 
-/// Every full-space and swing-twist box and ellipsoid example (the kinds with native kernels),
-/// about random references, and an unlimited joint.
+/// Every full-space example and swing-twist box and ellipsoid example (the kinds with native
+/// kernels), about random references, and an unlimited joint.
 fn example_limits(rng: &mut SplitMix) -> Vec<Option<JointLimit>> {
-    let full = FullLimit::examples()
-        .into_iter()
-        .filter(|full| matches!(full.shape(), Shape::Box(_) | Shape::Ellipsoid(_)))
-        .map(LimitRegion::from);
+    let full = FullLimit::examples().into_iter().map(LimitRegion::from);
     let swing_twist = SwingTwistLimit::examples()
         .into_iter()
         .filter(|limit| matches!(limit.swing(), Shape::Box(_) | Shape::Ellipsoid(_)))
@@ -211,7 +210,16 @@ fn the_gpu_equals_the_cpu_on_random_sweeping_and_boundary_poses() {
 #[test]
 fn frames_larger_than_a_copy_piece_travel_whole() {
     let mut rng = SplitMix(0xB16);
-    let limits = example_limits(&mut rng);
+    // Hulls (hundreds of faces) are left to the smaller tests: on a software rasteriser they
+    // would take most of this one's time.
+    let limits: Vec<Option<JointLimit>> = example_limits(&mut rng)
+        .into_iter()
+        .filter(|limit| {
+            !limit.as_ref().is_some_and(|limit| {
+                matches!(&limit.region, LimitRegion::Full(full) if matches!(full.shape(), Shape::Hull(_)))
+            })
+        })
+        .collect();
     let joints = limits.len();
     // Three pieces of 1 MiB (65,536 rotations each) and a rest that is not a whole piece.
     let characters = (3 * 65_536 + 1_000_usize).div_ceil(joints);
@@ -237,13 +245,17 @@ fn the_gpu_equals_the_cpu_on_every_fixture() {
         let bvh = read_bvh_file(&path).unwrap();
         let motion = bvh.to_motion();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        // Swing-twist ellipsoids on the first clip.
+        // Swing-twist ellipsoids, 13-DOPs and hulls on the first clip.
         let mut fits = vec![
             (SpaceKind::Full, ShapeKind::Ellipsoid),
             (SpaceKind::Full, ShapeKind::Obb),
         ];
         if compared == 0 {
-            fits.push((SpaceKind::SwingTwist, ShapeKind::Ellipsoid));
+            fits.extend([
+                (SpaceKind::SwingTwist, ShapeKind::Ellipsoid),
+                (SpaceKind::Full, ShapeKind::Kdop(KdopDirections::Thirteen)),
+                (SpaceKind::Full, ShapeKind::Hull),
+            ]);
         }
         for (space, shape) in fits {
             let options = FitOptions {
@@ -328,12 +340,13 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
         .iter()
         .map(|limit| {
             limit.as_ref().is_some_and(|limit| {
-                let shape = match &limit.region {
-                    LimitRegion::Full(full) => Some(full.shape()),
-                    LimitRegion::SwingTwist(swing_twist) => Some(swing_twist.swing()),
-                    _ => None,
+                let native = match &limit.region {
+                    LimitRegion::Full(_) => true,
+                    LimitRegion::SwingTwist(swing_twist) => {
+                        matches!(swing_twist.swing(), Shape::Box(_) | Shape::Ellipsoid(_))
+                    }
+                    _ => false,
                 };
-                let native = matches!(shape, Some(Shape::Box(_) | Shape::Ellipsoid(_)));
                 !native || limit.softening.is_some()
             })
         })
@@ -426,7 +439,7 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
                 let limit = limits[joint].as_ref().expect("only limited joints move");
                 assert!(
                     ((*a == frame[at]) != (*b == frame[at]) && apart <= BOUNDARY_BAND)
-                        || apart <= sensitivity(limit, &earlier(at), frame[at]),
+                        || apart <= 2.0 * sensitivity(limit, &earlier(at), frame[at]),
                     "frame {f}, slot {at}, joint {joint} ({}): CPU {a:?}, GPU {b:?}, {apart} rad \
                      apart; input {:?}, sensitivity {}",
                     limit.region.label(),

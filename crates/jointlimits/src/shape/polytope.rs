@@ -138,7 +138,7 @@ pub struct Polytope {
 impl Polytope {
     /// Height above a face below which a point still counts as inside, in radians: f32 rounding
     /// of coordinates up to about 2π.
-    pub(crate) const INSIDE_TOLERANCE: f32 = 2e-6;
+    pub const INSIDE_TOLERANCE: f32 = 2e-6;
 
     /// The largest distance of a point of the polytope from the origin of its coordinates.
     #[inline]
@@ -283,6 +283,27 @@ impl Polytope {
     /// The vertices.
     pub fn vertices(&self) -> &[Vec3] {
         &self.vertices
+    }
+
+    /// The precomputed faces, edges and vertices the projection's walk reads (module docs), for
+    /// another evaluator of it (a GPU kernel).
+    pub fn tables(&self) -> PolytopeTables<'_> {
+        PolytopeTables {
+            normals: &self.normals,
+            offsets: &self.offsets,
+            edge_range: &self.edge_range,
+            edge_start: &self.edge_start,
+            edge_vector: &self.edge_vector,
+            edge_inward: &self.edge_inward,
+            edge_direction: &self.edge_direction,
+            edge_face: &self.edge_face,
+            edge_ends: &self.edge_ends,
+            edge_twin: &self.edge_twin,
+            leaving_range: &self.leaving_range,
+            leaving: &self.leaving,
+            closed_fan: &self.closed_fan,
+            vertices: &self.vertices,
+        }
     }
 
     /// Each face's outward unit normal and offset: the region is `n·x ≤ offset` for all faces.
@@ -580,6 +601,41 @@ impl Polytope {
         }
         nearest.map(|(_, found)| found)
     }
+}
+
+/// A [`Polytope`]'s faces, polygon edges and vertices as its projection reads them (module
+/// docs): face `i`'s edges are `edge_range[i]..edge_range[i + 1]`, in counter-clockwise order;
+/// the edges leaving vertex `v` are `leaving[leaving_range[v]..leaving_range[v + 1]]`.
+#[derive(Clone, Copy, Debug)]
+pub struct PolytopeTables<'a> {
+    /// Each face's outward unit normal.
+    pub normals: &'a [Vec3],
+    /// Each face's offset: the region is `n·x ≤ offset`.
+    pub offsets: &'a [f32],
+    /// Where each face's edges start (one more entry than faces).
+    pub edge_range: &'a [u32],
+    /// Each edge's start.
+    pub edge_start: &'a [Vec3],
+    /// Each edge's vector from its start to its end.
+    pub edge_vector: &'a [Vec3],
+    /// In the face's plane, square to the edge, pointing into the polygon.
+    pub edge_inward: &'a [Vec3],
+    /// The edge's unit direction formed in f64 (zero for an edge too short to have one).
+    pub edge_direction: &'a [Vec3],
+    /// The face each edge belongs to.
+    pub edge_face: &'a [u32],
+    /// The vertices each edge runs between.
+    pub edge_ends: &'a [[u32; 2]],
+    /// The same edge in the face across it, run the other way (`u32::MAX` when none).
+    pub edge_twin: &'a [u32],
+    /// Where each vertex's leaving edges start in `leaving` (one more entry than vertices).
+    pub leaving_range: &'a [u32],
+    /// The edges leaving each vertex.
+    pub leaving: &'a [u32],
+    /// Whether the faces around each vertex close up (the walk trusts only those).
+    pub closed_fan: &'a [bool],
+    /// The vertices.
+    pub vertices: &'a [Vec3],
 }
 
 /// Where [`Polytope::start`] leaves a point.
