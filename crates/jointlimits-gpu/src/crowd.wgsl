@@ -23,7 +23,7 @@ struct Joint {
     axis_z: vec4<f32>,
     center: vec4<f32>,
     // A box's lower corner, or an ellipsoid's semi-axes (frame coordinates); for a polytope, x:
-    // where its tables start in `cells` (a whole number).
+    // where its tables start in `lookup` (a whole number).
     low: vec4<f32>,
     // A box's upper corner; a polytope's bounding ball (centre, radius).
     high: vec4<f32>,
@@ -244,13 +244,13 @@ fn ellipsoid_surface(a: vec3<f32>, x: vec3<f32>) -> vec3<f32> {
     return a2 * x / (a2 + vec3<f32>(t));
 }
 
-// The projection of the limit-space point p onto the joint's shape, settled within the boundary
-// tolerance.
 // Whether the joint's shape is a box (full-space or swing) rather than an ellipsoid.
 fn shape_is_box(j: Joint) -> bool {
     return j.center.w < 1.5 || (j.center.w > 4.5 && j.center.w < 5.5);
 }
 
+// The projection of the limit-space point p onto the joint's shape, settled within the boundary
+// tolerance.
 fn project(j: Joint, p: vec3<f32>) -> Projection {
     let x = to_local(j, p);
     var surface = x;
@@ -281,7 +281,8 @@ fn project(j: Joint, p: vec3<f32>) -> Projection {
     return Projection(point, distance, false);
 }
 
-// A lower bound on the distance from x to the shape: to its box, or to an ellipsoid's box.
+// A lower bound on the distance from x to the shape: to its box, to an ellipsoid's box, or to a
+// polytope's bounding ball.
 fn lower_bound(j: Joint, x: vec3<f32>) -> f32 {
     if j.center.w > 6.5 {
         // How far beyond the polytope's bounding ball.
@@ -470,25 +471,12 @@ fn atan2_full(y: f32, x: f32) -> f32 {
     return select(upper, -upper, y < 0.0);
 }
 
-// (sin x, cos x) for x ∈ [0, π] (fast_trig::sin_cos): Taylor polynomials about π/2.
+// (sin x, cos x) for x ∈ [0, π], as fast_trig::sin_cos takes them about π/2: with y = x − π/2,
+// sin x = cos y and cos x = −sin y, from the half-angle series at θ = 2y (|θ| ≤ π).
 fn sin_cos_upper(x: f32) -> vec2<f32> {
     let y = x - 0.5 * PI;
-    let m = -y * y;
-    var sine = 1.0 / 6227020800.0;
-    sine = sine * m + 1.0 / 39916800.0;
-    sine = sine * m + 1.0 / 362880.0;
-    sine = sine * m + 1.0 / 5040.0;
-    sine = sine * m + 1.0 / 120.0;
-    sine = sine * m + 1.0 / 6.0;
-    sine = sine * m + 1.0;
-    var cosine = 1.0 / 479001600.0;
-    cosine = cosine * m + 1.0 / 3628800.0;
-    cosine = cosine * m + 1.0 / 40320.0;
-    cosine = cosine * m + 1.0 / 720.0;
-    cosine = cosine * m + 1.0 / 24.0;
-    cosine = cosine * m + 1.0 / 2.0;
-    cosine = cosine * m + 1.0;
-    return vec2<f32>(cosine, -y * sine);
+    let series = half_angle_sinc_cos(4.0 * y * y);
+    return vec2<f32>(series.y, -2.0 * y * series.x);
 }
 
 // (sin a, cos a) for |a| ≤ π.

@@ -1,11 +1,13 @@
-//! Each joint's limit as the shader reads it: eight `vec4<f32>` (the `Joint` struct of
-//! `crowd.wgsl`), and the proven cells of the joints limited on the host.
+//! Each joint's limit as the shader reads it: twelve `vec4<f32>` (the `Joint` struct of
+//! `crowd.wgsl`), and what kernels look up: polytopes' tables, and the proven cells of the joints
+//! limited on the host.
 
-use glam::Vec3;
+use glam::{Vec3, Vec4};
 use jointlimits::prepared::PreparedLimit;
+use jointlimits::region::covers::Ball;
 use jointlimits::rotation_cells::InsideCells;
-use jointlimits::shape::Shape;
 use jointlimits::shape::polytope::PolytopeTables;
+use jointlimits::shape::{Frame, Polytope, Shape};
 use jointlimits::{JointLimit, LimitRegion};
 
 /// Floats per joint: twelve vec4.
@@ -139,60 +141,39 @@ fn native(limit: &JointLimit, lookup: &mut Vec<u32>) -> Option<Kernel> {
     if limit.softening.is_some() {
         return None;
     }
-    if let LimitRegion::Full(full) = &limit.region
-        && let Some((frame, polytope)) = match full.shape() {
-            Shape::Kdop(s) => Some((s.frame, s.polytope())),
-            Shape::Hull(s) => Some((s.frame, s.polytope())),
-            _ => None,
-        }
-    {
-        let tables = polytope.tables();
-        if lookup.len() + polytope_words(&tables) > MOST_LOOKUP_WORDS {
-            return None;
-        }
-        let base = append_polytope(lookup, &tables);
-        let (axes, ball) = (frame.rotation, full.ball());
-        let mut rows = [[0.0; 4]; ROWS];
-        rows[..7].copy_from_slice(&[
-            limit.reference.to_array(),
-            axes.x_axis.extend(0.0).to_array(),
-            axes.y_axis.extend(0.0).to_array(),
-            axes.z_axis.extend(0.0).to_array(),
-            frame.center.extend(POLYTOPE).to_array(),
-            // Whole numbers below 2²⁴, exact as floats.
-            [base as f32, 0.0, 0.0, 0.0],
-            ball.center.extend(ball.radius).to_array(),
-        ]);
-        return Some(Kernel::Native {
-            rows,
-            reach: ball.reach,
-        });
-    }
-    let (shape, reach, codes, swing_twist) = match &limit.region {
-        LimitRegion::Full(full) => (full.shape(), full.ball().reach, (BOX, ELLIPSOID), None),
+    let (shape, ball, codes, swing_twist) = match &limit.region {
+        LimitRegion::Full(full) => (full.shape(), full.ball(), (BOX, ELLIPSOID), None),
         LimitRegion::SwingTwist(st) => (
             st.swing(),
-            st.ball().reach,
+            st.ball(),
             (SWING_TWIST_BOX, SWING_TWIST_ELLIPSOID),
             Some(st),
         ),
         _ => return None,
     };
-    let (frame, kind, low, high) = match shape {
-        Shape::Box(b) => (b.frame, codes.0, b.min, b.max),
-        Shape::Ellipsoid(e) => (e.frame, codes.1, e.semi_axes, e.semi_axes),
+    // The frame, the kind, and the fifth and sixth rows (see `crowd.wgsl`'s `Joint`).
+    let (frame, kind, low, high) = match (shape, swing_twist) {
+        (Shape::Box(b), _) => (b.frame, codes.0, b.min.extend(0.0), b.max.extend(0.0)),
+        (Shape::Ellipsoid(e), _) => (
+            e.frame,
+            codes.1,
+            e.semi_axes.extend(0.0),
+            e.semi_axes.extend(0.0),
+        ),
+        (Shape::Kdop(s), None) => polytope_rows(s.frame, s.polytope(), ball, lookup)?,
+        (Shape::Hull(s), None) => polytope_rows(s.frame, s.polytope(), ball, lookup)?,
         _ => return None,
     };
-    let (axes, center) = (frame.rotation, frame.center);
+    let axes = frame.rotation;
     let mut rows = [[0.0; 4]; ROWS];
     rows[..7].copy_from_slice(&[
         limit.reference.to_array(),
         axes.x_axis.extend(0.0).to_array(),
         axes.y_axis.extend(0.0).to_array(),
         axes.z_axis.extend(0.0).to_array(),
-        center.extend(kind).to_array(),
-        low.extend(0.0).to_array(),
-        high.extend(0.0).to_array(),
+        frame.center.extend(kind).to_array(),
+        low.to_array(),
+        high.to_array(),
     ]);
     if let Some(st) = swing_twist {
         let basis = st.swing_basis;
@@ -201,7 +182,31 @@ fn native(limit: &JointLimit, lookup: &mut Vec<u32>) -> Option<Kernel> {
         rows[10] = st.twist_axis.extend(0.0).to_array();
         rows[11] = basis.z_axis.extend(0.0).to_array();
     }
-    Some(Kernel::Native { rows, reach })
+    Some(Kernel::Native {
+        rows,
+        reach: ball.reach,
+    })
+}
+
+/// A polytope's frame, kind and rows: where its tables start in `lookup` (appended there, as a
+/// whole float below 2²⁴), and its bounding ball; `None` when they would not fit.
+fn polytope_rows(
+    frame: Frame,
+    polytope: &Polytope,
+    ball: &Ball,
+    lookup: &mut Vec<u32>,
+) -> Option<(Frame, f32, Vec4, Vec4)> {
+    let tables = polytope.tables();
+    if lookup.len() + polytope_words(&tables) > MOST_LOOKUP_WORDS {
+        return None;
+    }
+    let base = append_polytope(lookup, &tables);
+    Some((
+        frame,
+        POLYTOPE,
+        Vec4::new(base as f32, 0.0, 0.0, 0.0),
+        ball.center.extend(ball.radius),
+    ))
 }
 
 /// Words per face in a polytope's tables: normal, offset, first and end edge, two unused.
