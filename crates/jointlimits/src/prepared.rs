@@ -10,7 +10,7 @@ use crate::region::LimitRegion;
 use crate::rotation_cells::InsideCells;
 
 /// A [`JointLimit`] with the cells of local rotations it surely allows, proven once: a local
-/// rotation in a proven cell is answered from two loads, with no reference change, no
+/// rotation in a proven cell is answered from one or two loads, with no reference change, no
 /// measurement and no projection; every other goes the joint limit's own way. Answers are the
 /// joint limit's, bit for bit.
 ///

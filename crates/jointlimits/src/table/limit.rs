@@ -240,7 +240,8 @@ impl TableLimit {
 
     /// Proves which cells of the rotation group the table allows
     /// ([`crate::rotation_cells`], [`super::inside_cells`]), so that [`RotationLimit::contains`] answers most allowed
-    /// rotations from two loads instead of measuring and interpolating. Answers do not change.
+    /// rotations from one or two loads instead of measuring and interpolating. Answers do not
+    /// change.
     /// Worth it for a table asked about many times (a running character, a crowd, `check` on
     /// long clips); it takes a fraction of a second at 128² and about a hundred kilobytes.
     pub fn prepare(&mut self) {
