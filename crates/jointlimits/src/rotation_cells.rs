@@ -100,23 +100,12 @@ impl InsideCells {
         if !near_unit {
             return false;
         }
-        let (chart, others) = chart_of(rotation);
-        let last = (COARSE * FINE - 1) as u32;
-        let g = (others + REACH) * FINE_PER_UNIT;
-        let (i, j, k) = (
-            (g.x as u32).min(last),
-            (g.y as u32).min(last),
-            (g.z as u32).min(last),
-        );
-        let shift = FINE_DEPTH as u32;
-        let index = ((chart * COARSE + (i >> shift) as usize) * COARSE + (j >> shift) as usize)
-            * COARSE
-            + (k >> shift) as usize;
+        let point = GridPoint::of(rotation);
+        let index = point.coarse_cell();
         if self.whole[index / 64] >> (index % 64) & 1 == 1 {
             return true;
         }
-        let mask = (FINE - 1) as u32;
-        let bit = (((i & mask) * FINE as u32 + (j & mask)) * FINE as u32 + (k & mask)) as usize;
+        let bit = point.fine_cell();
         let block = &self.fine[self.coarse[index] as usize];
         block[bit / 64] >> (bit % 64) & 1 == 1
     }
@@ -224,23 +213,162 @@ pub(crate) enum Standing {
     Open,
 }
 
-/// The chart of the unit quaternion `q` (the index of its largest component in magnitude,
-/// `x, y, z, w` in that order) and its other three components, in order, with the sign making
-/// the largest positive.
-#[inline(always)]
-fn chart_of(q: Quat) -> (usize, Vec3) {
-    let [x, y, z, w] = q.to_array();
-    let (ax, ay, az, aw) = (x.abs(), y.abs(), z.abs(), w.abs());
-    let (chart, largest, others) = if aw >= ax.max(ay).max(az) {
-        (3, w, Vec3::new(x, y, z))
-    } else if ax >= ay.max(az) {
-        (0, x, Vec3::new(y, z, w))
-    } else if ay >= az {
-        (1, y, Vec3::new(x, z, w))
-    } else {
-        (2, z, Vec3::new(x, y, w))
-    };
-    (chart, if largest < 0.0 { -others } else { others })
+/// The largest fine-grid coordinate along a component.
+const LAST_FINE: u32 = (COARSE * FINE - 1) as u32;
+
+/// Where a rotation lies among the cells: its chart and, per component, its fine-grid
+/// coordinate `⌊(o + REACH) · FINE_PER_UNIT⌋` (clamped to the grid), `o` the component with the
+/// sign making the chart's own one positive. The chart's own lane is read but weighs nothing.
+///
+/// On x86-64 the four components go through SSE2 together (the chart from a movemask, the
+/// three lanes kept by weighting the chart's own with zero): about half the instructions of
+/// picking components one by one, and the inside test of prepared limits is mostly this.
+#[derive(Clone, Copy)]
+struct GridPoint {
+    chart: usize,
+    #[cfg(target_arch = "x86_64")]
+    lanes: std::arch::x86_64::__m128i,
+    #[cfg(not(target_arch = "x86_64"))]
+    lanes: [u32; 4],
+}
+
+/// Per chart, the weight of each component's coordinate in a cell's index with `per_side`
+/// cells a side: the components other than the chart's, in order, weigh `per_side²`,
+/// `per_side` and 1, and the chart's own nothing.
+const fn chart_weights(per_side: i32) -> [[i32; 4]; CHARTS] {
+    let mut weights = [[0; 4]; CHARTS];
+    let mut chart = 0;
+    while chart < CHARTS {
+        let mut weight = per_side * per_side;
+        let mut lane = 0;
+        while lane < 4 {
+            if lane != chart {
+                weights[chart][lane] = weight;
+                weight /= per_side;
+            }
+            lane += 1;
+        }
+        chart += 1;
+    }
+    weights
+}
+
+/// [`chart_weights`] of the coarse cells in a chart.
+const COARSE_WEIGHTS: [[i32; 4]; CHARTS] = chart_weights(COARSE as i32);
+
+/// [`chart_weights`] of the fine cells in a coarse cell.
+const FINE_WEIGHTS: [[i32; 4]; CHARTS] = chart_weights(FINE as i32);
+
+#[cfg(target_arch = "x86_64")]
+impl GridPoint {
+    /// The grid point of `q` (unit length within [`NORM_SLACK`]; the answer for others means
+    /// nothing). Where components tie for largest, any of their charts reads the rotation:
+    /// each chart's cells hold every unit quaternion whose component there is largest, ties
+    /// included.
+    #[inline(always)]
+    fn of(q: Quat) -> GridPoint {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of every x86-64 target, and these intrinsics only touch
+        // registers.
+        unsafe {
+            let v: __m128 = q.into();
+            let magnitude = _mm_and_ps(v, _mm_castsi128_ps(_mm_set1_epi32(i32::MAX)));
+            let w = _mm_shuffle_ps::<0b11_11_11_11>(magnitude, magnitude);
+            let chart = if _mm_movemask_ps(_mm_cmpgt_ps(magnitude, w)) == 0 {
+                // The common case, a turn below 120° or so: no component outweighs `w`.
+                3
+            } else {
+                let swapped = _mm_shuffle_ps::<0b10_11_00_01>(magnitude, magnitude);
+                let pairs = _mm_max_ps(magnitude, swapped);
+                let largest = _mm_max_ps(pairs, _mm_shuffle_ps::<0b01_00_11_10>(pairs, pairs));
+                let tied = _mm_movemask_ps(_mm_cmpeq_ps(magnitude, largest)) as u32;
+                (31 - (tied | 1).leading_zeros()) as usize
+            };
+            let negative = (_mm_movemask_ps(v) as u32 >> chart) & 1;
+            let sign = _mm_castsi128_ps(_mm_set1_epi32((negative << 31) as i32));
+            let oriented = _mm_xor_ps(v, sign);
+            let scaled = _mm_mul_ps(
+                _mm_add_ps(oriented, _mm_set1_ps(REACH)),
+                _mm_set1_ps(FINE_PER_UNIT),
+            );
+            let last = _mm_set1_ps(LAST_FINE as f32);
+            let clamped = _mm_min_ps(_mm_max_ps(scaled, _mm_setzero_ps()), last);
+            GridPoint {
+                chart,
+                lanes: _mm_cvttps_epi32(clamped),
+            }
+        }
+    }
+
+    /// The index of the coarse cell (into [`InsideCells::coarse_cells`]).
+    #[inline(always)]
+    fn coarse_cell(&self) -> usize {
+        use std::arch::x86_64::*;
+        // SAFETY: as in `of`.
+        let coarse = unsafe { _mm_srli_epi32::<{ FINE_DEPTH as i32 }>(self.lanes) };
+        let within = Self::weighed(coarse, COARSE_WEIGHTS[self.chart]);
+        self.chart * COARSE * COARSE * COARSE + within
+    }
+
+    /// The bit of the fine cell in its coarse cell's block.
+    #[inline(always)]
+    fn fine_cell(&self) -> usize {
+        use std::arch::x86_64::*;
+        // SAFETY: as in `of`.
+        let fine = unsafe { _mm_and_si128(self.lanes, _mm_set1_epi32(FINE as i32 - 1)) };
+        Self::weighed(fine, FINE_WEIGHTS[self.chart])
+    }
+
+    /// `Σ lanes · weights`, each lane and weight below 2¹⁵ (a 16-bit multiply-add).
+    #[inline(always)]
+    fn weighed(lanes: std::arch::x86_64::__m128i, weights: [i32; 4]) -> usize {
+        use std::arch::x86_64::*;
+        let [a, b, c, d] = weights;
+        // SAFETY: as in `of`.
+        unsafe {
+            let products = _mm_madd_epi16(lanes, _mm_set_epi32(d, c, b, a));
+            let halves = _mm_add_epi32(products, _mm_shuffle_epi32::<0b01_00_11_10>(products));
+            let sum = _mm_add_epi32(halves, _mm_shuffle_epi32::<0b10_11_00_01>(halves));
+            _mm_cvtsi128_si32(sum) as usize
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl GridPoint {
+    /// The grid point of `q` (see the x86-64 version).
+    #[inline(always)]
+    fn of(q: Quat) -> GridPoint {
+        let v = q.to_array();
+        let magnitude = v.map(f32::abs);
+        let largest = magnitude[0]
+            .max(magnitude[1])
+            .max(magnitude[2])
+            .max(magnitude[3]);
+        let chart = (0..4).rev().find(|&c| magnitude[c] == largest).unwrap_or(0);
+        let sign = if v[chart] < 0.0 { -1.0 } else { 1.0 };
+        let lanes = v.map(|o| (((sign * o + REACH) * FINE_PER_UNIT) as u32).min(LAST_FINE));
+        GridPoint { chart, lanes }
+    }
+
+    /// The index of the coarse cell (into [`InsideCells::coarse_cells`]).
+    #[inline(always)]
+    fn coarse_cell(&self) -> usize {
+        let weights = COARSE_WEIGHTS[self.chart];
+        let within: u32 = (0..4)
+            .map(|lane| (self.lanes[lane] >> FINE_DEPTH) * weights[lane] as u32)
+            .sum();
+        self.chart * COARSE * COARSE * COARSE + within as usize
+    }
+
+    /// The bit of the fine cell in its coarse cell's block.
+    #[inline(always)]
+    fn fine_cell(&self) -> usize {
+        let weights = FINE_WEIGHTS[self.chart];
+        (0..4)
+            .map(|lane| (self.lanes[lane] % FINE as u32) * weights[lane] as u32)
+            .sum::<u32>() as usize
+    }
 }
 
 /// Whether some point of the cell `[low, low + size]³` may be read in its chart: a rotation is
@@ -467,5 +595,51 @@ mod tests {
         assert!(!misses_on_every_turn([0.0, 1.0], [-0.5 - TAU, 0.1 - TAU]));
         assert!(!misses_on_every_turn([0.0, 5.0], [5.5, 6.5]));
         assert!(misses_on_every_turn([1.0, 0.0], [0.0, 1.0]));
+    }
+
+    #[test]
+    fn rotations_are_read_in_the_chart_of_a_largest_component_in_their_own_cells() {
+        use std::f32::consts::FRAC_1_SQRT_2 as H;
+        let mut random = crate::measure::SeededRandom::new(17);
+        let mut rotations: Vec<Quat> = (0..100_000)
+            .map(|_| random.rotation())
+            .flat_map(|q| [q, -q])
+            .collect();
+        // Components tied for largest, with every sign, and the extremes of each lane.
+        for signs in 0..16 {
+            let sign = |lane: usize| if signs >> lane & 1 == 1 { -1.0 } else { 1.0 };
+            let all = Vec4::new(sign(0), sign(1), sign(2), sign(3));
+            rotations.push(Quat::from_vec4(0.5 * all));
+            for (a, b) in [(0, 1), (0, 3), (1, 2), (2, 3), (1, 3), (0, 2)] {
+                let mut v = [0.0; 4];
+                (v[a], v[b]) = (H * sign(a), H * sign(b));
+                rotations.push(Quat::from_array(v));
+            }
+        }
+        // Off unit length by as much as the cells read.
+        let scaled: Vec<Quat> = rotations
+            .iter()
+            .flat_map(|&q| [q * (1.0 + 0.45 * NORM_SLACK), q * (1.0 - 0.45 * NORM_SLACK)])
+            .collect();
+        rotations.extend(scaled);
+        for q in rotations {
+            let point = GridPoint::of(q);
+            let v = q.to_array();
+            let largest = v.iter().map(|c| c.abs()).fold(0.0, f32::max);
+            assert_eq!(v[point.chart].abs(), largest, "{q:?}");
+            let sign = v[point.chart].signum();
+            let others: Vec<u32> = (0..4)
+                .filter(|&lane| lane != point.chart)
+                .map(|lane| (((sign * v[lane] + REACH) * FINE_PER_UNIT) as u32).min(LAST_FINE))
+                .collect();
+            let coarse = |o: u32| (o >> FINE_DEPTH) as usize;
+            let fine = |o: u32| (o % FINE as u32) as usize;
+            let expected_coarse =
+                ((point.chart * COARSE + coarse(others[0])) * COARSE + coarse(others[1])) * COARSE
+                    + coarse(others[2]);
+            let expected_fine = (fine(others[0]) * FINE + fine(others[1])) * FINE + fine(others[2]);
+            assert_eq!(point.coarse_cell(), expected_coarse, "{q:?}");
+            assert_eq!(point.fine_cell(), expected_fine, "{q:?}");
+        }
     }
 }
