@@ -444,6 +444,10 @@ pub fn fit_calibrated_skeleton_limits(
     Ok((limits, calibrations.unwrap_or_default()))
 }
 
+/// One joint's fit: its limit, its calibration (under `--accept`) and the choice it was
+/// fitted with; `None` for a joint the configuration excludes.
+type FitResult = Option<((JointLimit, Option<JointCalibration>), JointChoice)>;
+
 /// Fits every joint of `skeleton` but the root like [`super::fit_skeleton_limits`], with the
 /// `choices`: calibrated margins (then each calibrated joint's calibration is returned too, in the
 /// limits' order), left/right mirroring, and per-joint choices (joints the configuration excludes
@@ -525,19 +529,36 @@ pub fn fit_skeleton_limits_with(
         }?;
         Ok(Some((fitted, choice)))
     };
+    // A right joint fitted with the same choice as its left partner gets the partner's limit
+    // mirrored (`crate::mirror_limits::mirrored_limit`): both sides learn from the same pooled
+    // samples, but each side's own reference pose and bone axis differ a little from the other's
+    // mirror image (3° between a CMU skeleton's ankles, 15° between mean poses), so fitting the
+    // right side in its own frame gives limits that are not mirror images. A pair whose limit
+    // cannot be reflected (Euler ranges across a tilted plane) is fitted on the right too.
+    let from_partner = |left: &FitResult, right: &str, normal: glam::Vec3| -> Option<FitResult> {
+        let ((limit, calibration), choice) = left.as_ref()?;
+        if choice_for(right)? != *choice {
+            return None;
+        }
+        let mirrored = crate::mirror_limits::mirrored_limit(limit, normal, right).ok()?;
+        let calibration = calibration.clone().map(|c| JointCalibration {
+            joint: right.to_string(),
+            ..c
+        });
+        Some(Some(((mirrored, calibration), *choice)))
+    };
     let mirror = choices.mirror.then_some(choices.pairs.as_slice());
-    let fitted = fit_each_joint(skeleton, clips, options, mirror, progress, &fit)?;
+    let fitted = fit_each_joint(
+        skeleton,
+        clips,
+        options,
+        mirror,
+        progress,
+        &fit,
+        &from_partner,
+    )?;
     let (fitted, joint_choices): (Vec<_>, Vec<_>) = fitted.into_iter().flatten().unzip();
-    let (mut limits, mut calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().unzip();
-    if choices.mirror {
-        mirror_right_from_left(
-            skeleton,
-            &choices.pairs,
-            &joint_choices,
-            &mut limits,
-            &mut calibrations,
-        );
-    }
+    let (limits, calibrations): (Vec<_>, Vec<_>) = fitted.into_iter().unzip();
     // The file records the options most joints got (the configuration's defaults over the
     // command line's), and each joint fitted otherwise.
     let common = choices
@@ -555,52 +576,6 @@ pub fn fit_skeleton_limits_with(
     let mut limits = SkeletonLimits::new(limits, Some(common)).for_skeleton(skeleton);
     limits.fitted_joints = fitted_joints;
     Ok((limits, (!calibrations.is_empty()).then_some(calibrations)))
-}
-
-/// Under `--mirror`, each right joint fitted with the same choice as its left partner gets the
-/// left one's limit (and calibration) reflected across the sagittal plane
-/// ([`crate::mirror_limits::mirrored_limit`]): both sides learnt from the same pooled samples,
-/// but each side's own reference pose and bone axis differ a little from the other's mirror
-/// image (3° between a CMU skeleton's ankles, 15° between mean poses), so fitting the right
-/// side on its own frame gave limits that were not mirror images. A pair whose limit cannot be
-/// reflected (Euler ranges across a tilted plane) keeps the right side's own fit.
-fn mirror_right_from_left(
-    skeleton: &Skeleton,
-    overrides: &[(String, String)],
-    choices: &[JointChoice],
-    limits: &mut [JointLimit],
-    calibrations: &mut [Option<JointCalibration>],
-) {
-    // The fit itself paired the joints the same way, and refused pairings that fail.
-    let Ok(super::mirror::Pairing {
-        pairs,
-        normal: Some(normal),
-    }) = super::mirror::pairing(skeleton, overrides)
-    else {
-        return;
-    };
-    let index_of = |limits: &[JointLimit], name: &str| limits.iter().position(|l| l.joint == name);
-    for (left, right) in pairs {
-        let (left_name, right_name) = (
-            &skeleton.joints()[left].name,
-            &skeleton.joints()[right].name,
-        );
-        let (Some(l), Some(r)) = (index_of(limits, left_name), index_of(limits, right_name)) else {
-            continue;
-        };
-        if choices[l] != choices[r] {
-            continue;
-        }
-        let Ok(mirrored) = crate::mirror_limits::mirrored_limit(&limits[l], normal, right_name)
-        else {
-            continue;
-        };
-        limits[r] = mirrored;
-        calibrations[r] = calibrations[l].clone().map(|c| JointCalibration {
-            joint: right_name.clone(),
-            ..c
-        });
-    }
 }
 
 /// What each joint was fitted with, for the joints fitted otherwise than `options` alone says:

@@ -586,14 +586,17 @@ impl JointSamples<'_> {
 /// on the other side ([`super::mirror`]) also gets the
 /// partner's rotations reflected across the sagittal plane, as more clips: after its own on the
 /// left side, before them on the right, so that the right side's samples are exactly the left
-/// side's reflected.
-pub(crate) fn fit_each_joint<T: Send>(
+/// side's reflected. The right side is then fitted after the left, and `from_partner` may make
+/// a right joint's result from its partner's (its name and the plane's normal given) instead of
+/// fitting the same samples a second time; where it returns `None` the joint is fitted.
+pub(crate) fn fit_each_joint<T: Send + Sync>(
     skeleton: &Skeleton,
     clips: &[&Motion],
     options: &FitOptions,
     mirror: Option<&[(String, String)]>,
     progress: &(dyn Fn(&str) + Sync),
     fit: &(dyn Fn(JointSamples) -> Result<T, FitLimitsError> + Sync),
+    from_partner: &(dyn Fn(&T, &str, Vec3) -> Option<T> + Sync),
 ) -> Result<Vec<T>, FitLimitsError> {
     options.validate()?;
     for (clip, motion) in clips.iter().enumerate() {
@@ -638,54 +641,89 @@ pub(crate) fn fit_each_joint<T: Send>(
     let joints: Vec<usize> = (0..skeleton.len())
         .filter(|&j| skeleton.joints()[j].parent.is_some())
         .collect();
-    joints
-        .par_iter()
-        .map(|&j| {
-            let joint = &skeleton.joints()[j];
-            let reference = reference_of(j)?;
-            let mut relative = relative_rotations(j, reference, clips, options.skip_frames);
-            if let Some(partner) = partners[j] {
-                let theirs = reference_of(partner.joint)?;
-                let back = reference.conjugate();
-                let mirrored: Vec<Vec<glam::Quat>> =
-                    relative_rotations(partner.joint, theirs, clips, options.skip_frames)
-                        .into_iter()
-                        .map(|clip| {
-                            clip.into_iter()
-                                .map(|q| back * super::mirror::reflect(theirs * q, partner.normal))
-                                .collect()
-                        })
-                        .collect();
-                relative = if partner.left {
-                    relative.into_iter().chain(mirrored).collect()
-                } else {
-                    mirrored.into_iter().chain(relative).collect()
-                };
-            }
-            // A parent that is itself not the root (whose rotation is the heading) can condition
-            // its child's limit; its rotations are those of the joint's own clips.
-            let parent = joint
-                .parent
-                .filter(|&p| skeleton.joints()[p].parent.is_some() && mirror.is_none())
-                .map(|p| -> Result<ParentSamples, FitLimitsError> {
-                    Ok(ParentSamples {
-                        reference: reference_of(p)?,
-                        twist_axis: twist_axes[p],
-                        joint: p,
-                        clips,
-                        skip_frames: options.skip_frames,
+    let fit_joint = |j: usize| -> Result<T, FitLimitsError> {
+        let joint = &skeleton.joints()[j];
+        let reference = reference_of(j)?;
+        let mut relative = relative_rotations(j, reference, clips, options.skip_frames);
+        if let Some(partner) = partners[j] {
+            let theirs = reference_of(partner.joint)?;
+            let back = reference.conjugate();
+            let mirrored: Vec<Vec<glam::Quat>> =
+                relative_rotations(partner.joint, theirs, clips, options.skip_frames)
+                    .into_iter()
+                    .map(|clip| {
+                        clip.into_iter()
+                            .map(|q| back * super::mirror::reflect(theirs * q, partner.normal))
+                            .collect()
                     })
+                    .collect();
+            relative = if partner.left {
+                relative.into_iter().chain(mirrored).collect()
+            } else {
+                mirrored.into_iter().chain(relative).collect()
+            };
+        }
+        // A parent that is itself not the root (whose rotation is the heading) can condition
+        // its child's limit; its rotations are those of the joint's own clips.
+        let parent = joint
+            .parent
+            .filter(|&p| skeleton.joints()[p].parent.is_some() && mirror.is_none())
+            .map(|p| -> Result<ParentSamples, FitLimitsError> {
+                Ok(ParentSamples {
+                    reference: reference_of(p)?,
+                    twist_axis: twist_axes[p],
+                    joint: p,
+                    clips,
+                    skip_frames: options.skip_frames,
                 })
-                .transpose()?;
-            let fitted = fit(JointSamples {
-                name: &joint.name,
-                reference,
-                relative,
-                twist_axis: twist_axes[j],
-                parent,
-            });
-            progress(&joint.name);
-            fitted
+            })
+            .transpose()?;
+        let fitted = fit(JointSamples {
+            name: &joint.name,
+            reference,
+            relative,
+            twist_axis: twist_axes[j],
+            parent,
+        });
+        progress(&joint.name);
+        fitted
+    };
+    // Right joints with a left partner wait for it: their samples are its samples reflected.
+    let waits = |j: usize| partners[j].is_some_and(|partner| !partner.left);
+    let mut results: Vec<Option<Result<T, FitLimitsError>>> =
+        (0..skeleton.len()).map(|_| None).collect();
+    let first: Vec<(usize, Result<T, FitLimitsError>)> = joints
+        .par_iter()
+        .filter(|&&j| !waits(j))
+        .map(|&j| (j, fit_joint(j)))
+        .collect();
+    for (j, result) in first {
+        results[j] = Some(result);
+    }
+    let second: Vec<(usize, Result<T, FitLimitsError>)> = joints
+        .par_iter()
+        .filter(|&&j| waits(j))
+        .map(|&j| {
+            let partner = partners[j].expect("a waiting joint has a partner");
+            let name = &skeleton.joints()[j].name;
+            let made = match &results[partner.joint] {
+                Some(Ok(theirs)) => from_partner(theirs, name, partner.normal),
+                _ => None,
+            };
+            match made {
+                Some(result) => {
+                    progress(name);
+                    (j, Ok(result))
+                }
+                None => (j, fit_joint(j)),
+            }
         })
+        .collect();
+    for (j, result) in second {
+        results[j] = Some(result);
+    }
+    joints
+        .iter()
+        .map(|&j| results[j].take().expect("every joint fitted"))
         .collect()
 }
