@@ -1,6 +1,6 @@
 //! `jointlimits bake`: turn any limits into lookup tables, and say how far each table strays.
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use jointlimits::table::bake::{BakeReport, bake, disagreement};
 use jointlimits::{LimitRegion, RotationLimit};
 
@@ -48,6 +48,12 @@ pub fn run(request: &BakeRequest) -> Result<()> {
         let table = match &limit.region {
             // A table is already one: resampling it keeps its own stress and break margin.
             LimitRegion::Table(table) => table.resampled(request.resolution),
+            // A hinge turns the bone about one axis: its directions lie on an arc (or a point),
+            // which has no area on a grid of any resolution.
+            LimitRegion::Hinge(_) => bail!(
+                "joint {:?} (hinge limit): a hinge points the bone along a single arc, which covers no cell of a table at any resolution; bake only the others (--joint NAME)",
+                limit.joint
+            ),
             region => bake(region, axes[index], request.resolution).with_context(|| {
                 format!(
                     "joint {:?} ({} limit) at {n}×{n}: bake finer (--resolution {}) or bake only the others (--joint NAME)",

@@ -353,6 +353,8 @@ pub fn parse_method(text: &str) -> Result<Method, String> {
 pub fn read_target_csv(path: &Path) -> Result<Vec<TargetSpec>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    // Spreadsheets may start the file with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut targets = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -29,9 +29,9 @@ pub fn export(limits_path: &Path, out: &Path, joints: &[String]) -> Result<()> {
     {
         let limit = &limits.joints[other];
         bail!(
-            "joint {:?} is a {}, not a table: bake it into one first (jointlimits bake {} -o tables.json)",
+            "joint {:?} holds no table (its limit: {}): bake it into one first (jointlimits bake {} -o tables.json)",
             limit.joint,
-            limit.region.kind_name(),
+            limit.region.label(),
             limits_path.display()
         );
     }
@@ -112,16 +112,18 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
             other => {
                 // Images do not record the axis they were painted about: say which one is used.
                 let source = if other.bone_axis().is_some() {
-                    format!("the {}'s own axis", other.kind_name())
+                    "its limit's own bone axis".to_string()
                 } else if crate::bones::recorded_children_direction(&limits, &joint).is_some() {
                     "the direction to its children in the recorded skeleton".to_string()
                 } else {
                     "+Y, as the file records no child of it".to_string()
                 };
                 eprintln!(
-                    "warning: joint {joint:?} is a {}, not a table: its images are read as a table about {:.3?} ({source}); if they were painted about another axis, bake the limits into tables first (jointlimits bake {} -o tables.json) and import onto that file",
-                    other.kind_name(),
-                    axes[index],
+                    "warning: joint {joint:?} holds no table (its limit: {}): its images are read as a table about ({:.3}, {:.3}, {:.3}) ({source}); if they were painted about another axis, bake the limits into tables first (jointlimits bake {} -o tables.json) and import onto that file",
+                    other.label(),
+                    axes[index].x,
+                    axes[index].y,
+                    axes[index].z,
                     limits_path.display()
                 );
                 axes[index]

@@ -694,6 +694,10 @@ fn ik_targets_on_missing_frames_name_where_they_were_given() {
     std::fs::write(&track, "-1,1,2,3\n").unwrap();
     let message = ik(&["--targets-csv", track.to_str().unwrap()]);
     assert!(message.contains("track.csv:1: \"-1\""), "{message}");
+    // A byte-order mark (spreadsheets write one) is not part of the first frame number.
+    std::fs::write(&track, "\u{feff}0,1,2,3\n99999,1,2,3\n").unwrap();
+    let message = ik(&["--targets-csv", track.to_str().unwrap()]);
+    assert!(message.contains("track.csv:2"), "{message}");
     let message = ik(&["--target=0,0,0@99999"]);
     assert!(message.contains("--target 0,0,0@99999"), "{message}");
     let message = ik(&["--target=0,0,0@-5"]);

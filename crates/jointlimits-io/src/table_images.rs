@@ -18,6 +18,7 @@
 //! bit for bit; import also reads 8-bit images (level `k` as code `257·k`) and RGB ones whose
 //! pixels are gray.
 
+use std::f32::consts::TAU;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
@@ -172,7 +173,7 @@ pub fn import_table_images(
                 values[row * side + x] = channel.decode(codes[y * side + x]);
             }
         }
-        if let Some(message) = fold_mismatch(&codes, side) {
+        if let Some(message) = fold_mismatch(&codes, side, channel) {
             warnings.push(format!("{}: {message}", path.display()));
         }
         grids.push(VertexGrid {
@@ -212,10 +213,14 @@ fn pixel_named(error: InvalidField, resolution: usize) -> InvalidField {
 }
 
 /// Which pixels that show one direction (fold partners on the outer edges, the four corners)
-/// differ, said once with a count; `None` when all agree.
-fn fold_mismatch(codes: &[u16], side: usize) -> Option<String> {
+/// differ, said once with a count; `None` when all agree. Twist limits are compared as the
+/// table reads them: the corners point opposite the axis, where twist has no single meaning
+/// (each corner keeps its own), and edge partners may differ by whole turns (the twist of a
+/// rotation field winds twice round that direction), so only a difference modulo a turn of
+/// more than a code and a half (each partner rounded to its code) counts.
+fn fold_mismatch(codes: &[u16], side: usize, channel: Channel) -> Option<String> {
     let n = side - 1;
-    let at = |x: usize, y: usize| codes[y * side + x];
+    let at = |(x, y): (usize, usize)| codes[y * side + x];
     let mut pairs = Vec::new();
     for k in 0..=n / 2 {
         pairs.push(((k, 0), (n - k, 0)));
@@ -224,13 +229,28 @@ fn fold_mismatch(codes: &[u16], side: usize) -> Option<String> {
         pairs.push(((n, k), (n, n - k)));
     }
     pairs.extend([(n, 0), (0, n), (n, n)].map(|corner| ((0, 0), corner)));
-    let differing: Vec<_> = pairs
-        .into_iter()
-        .filter(|&(a, b)| at(a.0, a.1) != at(b.0, b.1))
-        .collect();
+    let twist = matches!(channel, Channel::TwistMin | Channel::TwistMax);
+    let corner = |(x, y): (usize, usize)| (x == 0 || x == n) && (y == 0 || y == n);
+    let code = channel.decode(1) - channel.decode(0);
+    let differ = |a: (usize, usize), b: (usize, usize)| {
+        if !twist {
+            return at(a) != at(b);
+        }
+        if corner(a) || corner(b) {
+            return false;
+        }
+        let difference = channel.decode(at(a)) - channel.decode(at(b));
+        (difference - TAU * (difference / TAU).round()).abs() > 1.5 * code
+    };
+    let differing: Vec<_> = pairs.into_iter().filter(|&(a, b)| differ(a, b)).collect();
     let &((ax, ay), (bx, by)) = differing.first()?;
+    let repair = if twist {
+        "the table takes their mean, each on its own turn"
+    } else {
+        "the table takes their mean"
+    };
     Some(format!(
-        "{} pair(s) of edge pixels show one direction but differ, first ({ax}, {ay}) and ({bx}, {by}); the table takes their mean",
+        "{} pair(s) of edge pixels show one direction but differ, first ({ax}, {ay}) and ({bx}, {by}); {repair}",
         differing.len()
     ))
 }
@@ -485,5 +505,41 @@ mod tests {
             "{:?}",
             imported.warnings
         );
+    }
+
+    #[test]
+    fn twist_pixels_of_one_direction_are_compared_as_the_table_reads_them() {
+        let (side, n) = (9, 8);
+        let channel = Channel::TwistMin;
+        let mut codes = vec![channel.encode(0.2); side * side];
+        let set = |codes: &mut Vec<u16>, (x, y): (usize, usize), value: f32| {
+            codes[y * side + x] = channel.encode(value);
+        };
+        // The corners point opposite the axis, where each keeps its own twist.
+        for (corner, value) in [
+            ((0, 0), -0.1),
+            ((n, 0), 0.05),
+            ((0, n), 2.0),
+            ((n, n), -3.0),
+        ] {
+            set(&mut codes, corner, value);
+        }
+        assert_eq!(fold_mismatch(&codes, side, channel), None);
+        // Edge partners a whole turn apart are one range.
+        set(&mut codes, (2, 0), 0.2 - TAU);
+        assert_eq!(fold_mismatch(&codes, side, channel), None);
+        // Partners that differ otherwise are reported, and so are differing corners of a
+        // channel with one value there.
+        set(&mut codes, (2, 0), 0.5);
+        let message = fold_mismatch(&codes, side, channel).expect("a mismatch");
+        assert!(
+            message.starts_with("1 pair(s)") && message.contains("(2, 0)"),
+            "{message}"
+        );
+        let stress = vec![0u16; side * side];
+        let mut corners = stress.clone();
+        corners[0] = 1000;
+        assert_eq!(fold_mismatch(&stress, side, Channel::Stress), None);
+        assert!(fold_mismatch(&corners, side, Channel::Stress).is_some());
     }
 }
