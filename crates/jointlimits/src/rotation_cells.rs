@@ -642,4 +642,25 @@ mod tests {
             assert_eq!(point.fine_cell(), expected_fine, "{q:?}");
         }
     }
+
+    #[test]
+    fn rotations_far_from_unit_length_or_not_numbers_are_never_surely_allowed() {
+        let everything = InsideCells::prove(|_| Standing::Allowed);
+        let mut random = crate::measure::SeededRandom::new(23);
+        for _ in 0..1000 {
+            let q = random.rotation();
+            assert!(everything.surely_allowed(q) && everything.surely_allowed(-q), "{q}");
+            for hostile in [
+                q * 2.0,
+                q * 0.5,
+                q * (1.0 + 3.0 * NORM_SLACK),
+                Quat::from_xyzw(f32::NAN, q.y, q.z, q.w),
+                Quat::from_xyzw(q.x, f32::INFINITY, q.z, q.w),
+                Quat::from_xyzw(q.x, q.y, q.z, f32::NEG_INFINITY),
+                Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+            ] {
+                assert!(!everything.surely_allowed(hostile), "{hostile}");
+            }
+        }
+    }
 }
