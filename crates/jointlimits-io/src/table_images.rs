@@ -283,7 +283,8 @@ pub enum ImageProblem {
 }
 
 /// The side and the 16-bit gray levels (rows from the top) of the square PNG in `bytes`: 8- or
-/// 16-bit, gray or RGB(A) with gray pixels, `N + 1` pixels a side for `N` from 4 to 2048.
+/// 16-bit, gray or RGB with gray pixels (with an alpha channel, every pixel opaque), `N + 1`
+/// pixels a side for `N` from 4 to 2048.
 pub fn decode_table_image(bytes: &[u8]) -> Result<(u32, Vec<u16>), ImageProblem> {
     let decode_error = |e: png::DecodingError| ImageProblem::Decode(e.to_string());
     let mut decoder =
@@ -320,9 +321,23 @@ pub fn decode_table_image(bytes: &[u8]) -> Result<(u32, Vec<u16>), ImageProblem>
         }
     };
     let colour = samples >= 3;
+    // Gray with alpha has 2 samples a pixel, RGB with alpha 4: the last is the alpha.
+    let alpha = samples % 2 == 0;
     let mut codes = Vec::with_capacity(side * side);
     for pixel in 0..side * side {
         let gray = sample(pixel * samples);
+        if alpha {
+            // A see-through pixel has no one value to read: refused rather than read as painted.
+            let opacity = sample(pixel * samples + samples - 1);
+            if opacity != u16::MAX {
+                return Err(ImageProblem::Unusable(format!(
+                    "pixel ({}, {}) is see-through (alpha {:.0}%); table images are opaque: flatten the image before saving it",
+                    pixel % side,
+                    pixel / side,
+                    100.0 * f64::from(opacity) / f64::from(u16::MAX)
+                )));
+            }
+        }
         if colour {
             let (green, blue) = (sample(pixel * samples + 1), sample(pixel * samples + 2));
             if green != gray || blue != gray {
@@ -541,5 +556,35 @@ mod tests {
         corners[0] = 1000;
         assert_eq!(fold_mismatch(&stress, side, Channel::Stress), None);
         assert!(fold_mismatch(&corners, side, Channel::Stress).is_some());
+    }
+
+    #[test]
+    fn see_through_pixels_are_refused_and_opaque_alpha_is_read() {
+        let encode = |alpha_at: (usize, usize), alpha: u8| {
+            let side = 9;
+            let mut pixels = Vec::new();
+            for y in 0..side {
+                for x in 0..side {
+                    let opacity = if (x, y) == alpha_at { alpha } else { 255 };
+                    pixels.extend([200, opacity]);
+                }
+            }
+            let mut bytes = Vec::new();
+            let mut encoder = png::Encoder::new(&mut bytes, side as u32, side as u32);
+            encoder.set_color(png::ColorType::GrayscaleAlpha);
+            encoder.set_depth(png::BitDepth::Eight);
+            let mut writer = encoder.write_header().unwrap();
+            writer.write_image_data(&pixels).unwrap();
+            drop(writer);
+            bytes
+        };
+        let (side, codes) = decode_table_image(&encode((3, 4), 255)).unwrap();
+        assert_eq!(side, 9);
+        assert!(codes.iter().all(|&c| c == 200 * 257));
+        let problem = decode_table_image(&encode((3, 4), 0)).unwrap_err();
+        assert!(
+            matches!(&problem, ImageProblem::Unusable(m) if m.contains("pixel (3, 4) is see-through")),
+            "{problem:?}"
+        );
     }
 }

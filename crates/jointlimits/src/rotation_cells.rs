@@ -649,7 +649,10 @@ mod tests {
         let mut random = crate::measure::SeededRandom::new(23);
         for _ in 0..1000 {
             let q = random.rotation();
-            assert!(everything.surely_allowed(q) && everything.surely_allowed(-q), "{q}");
+            assert!(
+                everything.surely_allowed(q) && everything.surely_allowed(-q),
+                "{q}"
+            );
             for hostile in [
                 q * 2.0,
                 q * 0.5,
