@@ -356,6 +356,9 @@ pub fn read_target_csv(path: &Path) -> Result<Vec<TargetSpec>> {
     // Spreadsheets may start the file with a byte-order mark.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut targets = Vec::new();
+    // The line of each frame given on its own, to tell where one is given twice.
+    let mut lines_of_frames = std::collections::HashMap::new();
+    let mut repeated = Vec::new();
     for (index, line) in text.lines().enumerate() {
         let line = line.trim();
         let starts_with_letter = line.chars().next().is_some_and(char::is_alphabetic);
@@ -369,6 +372,11 @@ pub fn read_target_csv(path: &Path) -> Result<Vec<TargetSpec>> {
             .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), index + 1))?;
         let point = parse_vec3(point)
             .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), index + 1))?;
+        if frames.start() == frames.end()
+            && let Some(first) = lines_of_frames.insert(*frames.start(), index + 1)
+        {
+            repeated.push((*frames.start(), first, index + 1));
+        }
         targets.push(TargetSpec {
             point,
             frames: Some(frames),
@@ -377,6 +385,14 @@ pub fn read_target_csv(path: &Path) -> Result<Vec<TargetSpec>> {
     }
     if targets.is_empty() {
         bail!("{} has no targets", path.display());
+    }
+    if let Some(&(frame, first, again)) = repeated.first() {
+        // Most likely a mistake in the track (an export written twice, a column off by one).
+        eprintln!(
+            "warning: {}:{again}: frame {frame} already has a target on line {first} ({} frame(s) given twice); the later line wins",
+            path.display(),
+            repeated.len()
+        );
     }
     Ok(targets)
 }

@@ -698,6 +698,14 @@ fn ik_targets_on_missing_frames_name_where_they_were_given() {
     std::fs::write(&track, "\u{feff}0,1,2,3\n99999,1,2,3\n").unwrap();
     let message = ik(&["--targets-csv", track.to_str().unwrap()]);
     assert!(message.contains("track.csv:2"), "{message}");
+    // A frame given twice is said (the later line wins).
+    std::fs::write(&track, "0,1,2,3\n0,4,5,6\n99999,1,2,3\n").unwrap();
+    let message = ik(&["--targets-csv", track.to_str().unwrap()]);
+    assert!(
+        message.contains("track.csv:2: frame 0 already has a target on line 1")
+            && message.contains("track.csv:3"),
+        "{message}"
+    );
     let message = ik(&["--target=0,0,0@99999"]);
     assert!(message.contains("--target 0,0,0@99999"), "{message}");
     let message = ik(&["--target=0,0,0@-5"]);
