@@ -247,6 +247,15 @@ pub enum Format {
     Json,
 }
 
+/// ` after skipping N` when frames are skipped.
+fn after_skipping(skip_frames: usize) -> String {
+    if skip_frames > 0 {
+        format!(" after skipping {skip_frames}")
+    } else {
+        String::new()
+    }
+}
+
 /// Runs `jointlimits compare`.
 pub fn run(request: &CompareRequest) -> Result<()> {
     let clips = inputs::read_clips(request.clips, USAGE)?;
@@ -287,18 +296,41 @@ pub fn run(request: &CompareRequest) -> Result<()> {
             .map(|m| m.frames(request.skip_frames..m.frame_count()))
             .collect()
     };
-    let training = skip(&clips.motions);
-    let heldout = holdout.as_ref().map_or_else(Vec::new, |h| skip(&h.motions));
+    // A clip with no frames left would be an empty fold (held out, it would read 100%
+    // accepted and no frame inside): it is left out, and said.
+    let with_frames = |paths: &[PathBuf], motions: &[Motion]| -> Vec<Motion> {
+        paths
+            .iter()
+            .zip(skip(motions))
+            .filter_map(|(path, motion)| {
+                if motion.frame_count() == 0 {
+                    eprintln!(
+                        "warning: {} has no frames{}: left out",
+                        path.display(),
+                        after_skipping(request.skip_frames)
+                    );
+                    return None;
+                }
+                Some(motion)
+            })
+            .collect()
+    };
+    let training = with_frames(request.clips, &clips.motions);
+    let heldout = holdout
+        .as_ref()
+        .map_or_else(Vec::new, |h| with_frames(request.holdout, &h.motions));
+    if holdout.is_some() && heldout.is_empty() {
+        bail!(
+            "the held-out clips have no frames{} to measure acceptance on",
+            after_skipping(request.skip_frames)
+        );
+    }
     let frames: usize = training.iter().map(Motion::frame_count).sum();
     if frames == 0 {
         bail!(
             "{} has no frames to fit{}",
             request.clips[0].display(),
-            if request.skip_frames > 0 {
-                format!(" after skipping {}", request.skip_frames)
-            } else {
-                String::new()
-            }
+            after_skipping(request.skip_frames)
         );
     }
     if heldout.is_empty() && training.len() == 1 && frames < MIN_BLOCK_FRAMES * TIME_BLOCKS {

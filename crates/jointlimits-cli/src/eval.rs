@@ -295,9 +295,21 @@ pub fn print_text(report: &EvalReport, out: &mut impl Write) -> std::io::Result<
             None => ("-".into(), "-".into()),
         };
         let paths = j.paths();
+        // No path streamed (`--paths 0`): nothing measured, as for optimality.
+        let (jump, switches) = if paths.iter().any(|p| p.paths > 0) {
+            (
+                format!(
+                    "{:.2}",
+                    paths.iter().map(|p| p.largest_jump_deg).fold(0.0, f64::max)
+                ),
+                paths.iter().map(|p| p.switches).sum::<usize>().to_string(),
+            )
+        } else {
+            ("-".into(), "-".into())
+        };
         writeln!(
             out,
-            "{:<20} {:<22} {:>8} {:>8} {:>8} {:>8} {:>13} {:>8.2} {:>6} {:>7}",
+            "{:<20} {:<22} {:>8} {:>8} {:>8} {:>8} {:>13} {:>8} {:>6} {:>7}",
             shorten(&j.name, 20),
             shorten(&j.kind, 22),
             inside,
@@ -305,8 +317,8 @@ pub fn print_text(report: &EvalReport, out: &mut impl Write) -> std::io::Result<
             percent(j.rotation_acceptance),
             percent(j.direction_acceptance),
             gaps(j.mean_gap_deg, j.max_gap_deg),
-            paths.iter().map(|p| p.largest_jump_deg).fold(0.0, f64::max),
-            paths.iter().map(|p| p.switches).sum::<usize>(),
+            jump,
+            switches,
             nanoseconds(j.ns_per_projection),
         )?;
     }
@@ -336,11 +348,18 @@ pub fn print_text(report: &EvalReport, out: &mut impl Write) -> std::io::Result<
             "optimality: projections land {mean:.3}° (mean) and at most {max:.3}° farther than the brute-force nearest allowed rotation",
         )?;
     }
-    writeln!(
-        out,
-        "continuity: largest output jump {:.2}° per 0.5° input step; {} switches on slow paths",
-        o.largest_jump_deg, o.switches
-    )?;
+    let streamed = report
+        .joints
+        .iter()
+        .flat_map(JointEvaluation::paths)
+        .any(|p| p.paths > 0);
+    if streamed {
+        writeln!(
+            out,
+            "continuity: largest output jump {:.2}° per 0.5° input step; {} switches on slow paths",
+            o.largest_jump_deg, o.switches
+        )?;
+    }
     if let Some(ns) = o.mean_ns_per_projection {
         writeln!(out, "cost: {ns:.0} ns per projection (mean over joints)")?;
     }

@@ -111,6 +111,13 @@ pub fn ensure_same_skeleton(
             limits
                 .joints
                 .retain(|limit| file.skeleton.find(&limit.joint).is_some());
+            if limits.joints.is_empty() {
+                eprintln!(
+                    "warning: no joint of {} has a limit in {}: nothing will be limited",
+                    path.display(),
+                    limits_path.display()
+                );
+            }
         } else {
             bail!(
                 "{} was made for another skeleton than {}'s: {listed}. Limits are measured in each \

@@ -500,6 +500,11 @@ fn main() -> ExitCode {
                 }
                 (other, _) => other,
             };
+            if matches!(shape, ShapeKind::Coupled(_)) && hold.is_some() && config.is_none() {
+                eprintln!(
+                    "warning: coupled limits hold every frame, so --hold applies only to the joints fitted without a parent to couple to (the root's children)"
+                );
+            }
             let options = FitOptions {
                 space,
                 shape,

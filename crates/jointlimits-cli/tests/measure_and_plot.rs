@@ -52,6 +52,25 @@ fn eval_measures_a_cone_and_a_ball_as_geometry_says() {
     );
     assert_eq!(joint["projections_not_allowed"], 0);
 
+    // With no path streamed, continuity is not reported as measured.
+    let text = succeed(&[
+        "eval",
+        cone.to_str().unwrap(),
+        "--samples",
+        "1000",
+        "--optimality-inputs",
+        "5",
+        "--paths",
+        "0",
+        "--no-timing",
+    ]);
+    assert!(!text.contains("continuity"), "{text}");
+    let row = text.lines().nth(1).expect("a row for the joint");
+    assert!(
+        row.split_whitespace().filter(|&c| c == "-").count() >= 4,
+        "{row}"
+    );
+
     // A ball around the reference is nearest in every metric: no gap.
     let ball = ball_file(&dir, 1.2);
     let report = eval_json(&ball, &["--samples", "20000", "--optimality-inputs", "100"]);
@@ -367,4 +386,35 @@ fn eval_and_compare_refuse_what_they_cannot_measure() {
     let output = jointlimits(&["compare", clip.to_str().unwrap(), "--joint", "hip"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("root"), "{}", stderr(&output));
+
+    // A clip with no frames is no fold: left out, and said; held out alone, refused.
+    let empty_clip = dir.join("empty.bvh");
+    std::fs::write(
+        &empty_clip,
+        format!("{header}MOTION\nFrames: 0\n{}\n", lines[2]),
+    )
+    .unwrap();
+    let output = jointlimits(&[
+        "compare",
+        short_path.to_str().unwrap(),
+        empty_clip.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(
+        text.contains("empty.bvh has no frames: left out") && text.contains("3 frame(s)"),
+        "{text}"
+    );
+    let output = jointlimits(&[
+        "compare",
+        clip.to_str().unwrap(),
+        "--holdout",
+        empty_clip.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("the held-out clips have no frames"),
+        "{}",
+        stderr(&output)
+    );
 }

@@ -512,7 +512,7 @@ pub fn fit_skeleton_limits_with(
                 Err(FitLimitsError::Option {
                     option: "accept",
                     problem: format!(
-                        "joint {:?}: coupled limits are not calibrated; give them a padding",
+                        "joint {:?}: coupled limits are not calibrated (an acceptance from --accept or a --config rule); give them a padding instead",
                         joint.name
                     ),
                 })

@@ -115,7 +115,9 @@ impl FitConfig {
         if self.defaults == JointRule::default() && self.joints.is_empty() {
             return Err(ConfigError {
                 rule: "the configuration".into(),
-                problem: "sets nothing: it has no `defaults` and no `joints` rules".into(),
+                problem:
+                    "sets nothing: its `defaults` choose no option and it has no `joints` rules"
+                        .into(),
             });
         }
         let mut named = vec![("defaults".to_string(), &self.defaults)];
