@@ -36,6 +36,10 @@ exclude = true
 
 [[joints]]
 match = "lThighh"
+
+[[joints]]
+match = "hip"            # the root, which has no limit
+shape = "ellipsoid"
 "#;
 
 #[test]
@@ -57,7 +61,8 @@ fn each_joint_gets_the_kind_its_rules_choose() {
     ]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("\"lThighh\" matches no joint"),
+        stderr(&output).contains("\"lThighh\" matches no joint")
+            && stderr(&output).contains("\"hip\" matches no joint with a limit"),
         "{}",
         stderr(&output)
     );
