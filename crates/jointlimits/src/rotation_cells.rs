@@ -223,12 +223,23 @@ const LAST_FINE: u32 = (COARSE * FINE - 1) as u32;
 /// On x86-64 the four components go through SSE2 together (the chart from a movemask, the
 /// three lanes kept by weighting the chart's own with zero): about half the instructions of
 /// picking components one by one, and the inside test of prepared limits is mostly this.
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct GridPoint {
     chart: usize,
-    #[cfg(target_arch = "x86_64")]
     lanes: std::arch::x86_64::__m128i,
-    #[cfg(not(target_arch = "x86_64"))]
+}
+
+/// Elsewhere the grid point is read component by component.
+#[cfg(not(target_arch = "x86_64"))]
+type GridPoint = PortableGridPoint;
+
+/// [`GridPoint`] read component by component: the reading on targets without SSE2, and on
+/// x86-64 the reference its tests compare the SSE2 reading with.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[derive(Clone, Copy)]
+struct PortableGridPoint {
+    chart: usize,
     lanes: [u32; 4],
 }
 
@@ -334,11 +345,12 @@ impl GridPoint {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-impl GridPoint {
-    /// The grid point of `q` (see the x86-64 version).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+impl PortableGridPoint {
+    /// The grid point of `q` (see the x86-64 version); of components tied for largest, the
+    /// last is the chart, as there.
     #[inline(always)]
-    fn of(q: Quat) -> GridPoint {
+    fn of(q: Quat) -> PortableGridPoint {
         let v = q.to_array();
         let magnitude = v.map(f32::abs);
         let largest = magnitude[0]
@@ -348,7 +360,7 @@ impl GridPoint {
         let chart = (0..4).rev().find(|&c| magnitude[c] == largest).unwrap_or(0);
         let sign = if v[chart] < 0.0 { -1.0 } else { 1.0 };
         let lanes = v.map(|o| (((sign * o + REACH) * FINE_PER_UNIT) as u32).min(LAST_FINE));
-        GridPoint { chart, lanes }
+        PortableGridPoint { chart, lanes }
     }
 
     /// The index of the coarse cell (into [`InsideCells::coarse_cells`]).
@@ -640,6 +652,11 @@ mod tests {
             let expected_fine = (fine(others[0]) * FINE + fine(others[1])) * FINE + fine(others[2]);
             assert_eq!(point.coarse_cell(), expected_coarse, "{q:?}");
             assert_eq!(point.fine_cell(), expected_fine, "{q:?}");
+            // The reading of targets without SSE2 picks the same chart and cells.
+            let portable = PortableGridPoint::of(q);
+            assert_eq!(portable.chart, point.chart, "{q:?}");
+            assert_eq!(portable.coarse_cell(), expected_coarse, "{q:?}");
+            assert_eq!(portable.fine_cell(), expected_fine, "{q:?}");
         }
     }
 
