@@ -57,6 +57,12 @@ pub const FINE_PER_UNIT: f32 = (COARSE * FINE) as f32 / (2.0 * REACH);
 /// Most blocks of fine cells: their indices fit a coarse cell's 16 bits.
 const MOST_BLOCKS: usize = u16::MAX as usize + 1;
 
+/// Coarse cells over every chart.
+const COARSE_CELLS: usize = CHARTS * COARSE * COARSE * COARSE;
+
+/// Fine cells of a coarse cell: the bits of a block.
+const BLOCK_BITS: usize = FINE * FINE * FINE;
+
 /// How far from unit length (in `|q|²`) a rotation may be and still be read from the cells.
 pub const NORM_SLACK: f32 = 2e-4;
 
@@ -71,23 +77,31 @@ const UNPROVEN: u16 = 0;
 const PROVEN: u16 = 1;
 
 /// A block of fine cells with none proven.
-const NO_CELL: [u64; FINE * FINE * FINE / 64] = [0; FINE * FINE * FINE / 64];
+const NO_CELL: [u64; BLOCK_BITS / 64] = [0; BLOCK_BITS / 64];
 
 /// A block of fine cells all proven.
-const EVERY_CELL: [u64; FINE * FINE * FINE / 64] = [u64::MAX; FINE * FINE * FINE / 64];
+const EVERY_CELL: [u64; BLOCK_BITS / 64] = [u64::MAX; BLOCK_BITS / 64];
+
+/// An array of `N` copies of `value` on the heap (too large for the stack).
+fn boxed_array<T: Copy, const N: usize>(value: T) -> Box<[T; N]> {
+    vec![value; N]
+        .into_boxed_slice()
+        .try_into()
+        .unwrap_or_else(|_| unreachable!("a vector of N values"))
+}
 
 /// The cells of the rotation group a limit allows, proven once (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub struct InsideCells {
     /// Per chart, per coarse cell (first component slowest): the index of its block of fine
     /// cells. Coarse cells proven whole or not at all share the first two blocks.
-    coarse: Vec<u16>,
+    coarse: Box<[u16; COARSE_CELLS]>,
     /// Blocks of fine cells, a bit each (first component slowest).
-    fine: Vec<[u64; FINE * FINE * FINE / 64]>,
+    fine: Vec<[u64; BLOCK_BITS / 64]>,
     /// A bit per coarse cell (in `coarse`'s order): proven whole. 16 KiB, which stays in the
     /// nearest cache where the 256 KiB of `coarse` does not, so a rotation in such a cell (most
     /// allowed ones) is answered from one load.
-    whole: Vec<u64>,
+    whole: Box<[u64; COARSE_CELLS / 64]>,
 }
 
 impl InsideCells {
@@ -101,11 +115,13 @@ impl InsideCells {
             return false;
         }
         let point = GridPoint::of(rotation);
-        let index = point.coarse_cell();
+        // The masks change no index (each is in range by construction); they let the
+        // compiler drop the bounds checks of the fixed-size tables.
+        let index = point.coarse_cell() & (COARSE_CELLS - 1);
         if self.whole[index / 64] >> (index % 64) & 1 == 1 {
             return true;
         }
-        let bit = point.fine_cell();
+        let bit = point.fine_cell() & (BLOCK_BITS - 1);
         let block = &self.fine[self.coarse[index] as usize];
         block[bit / 64] >> (bit % 64) & 1 == 1
     }
@@ -113,9 +129,9 @@ impl InsideCells {
     /// No cell proven: every rotation goes to the exact test.
     pub fn none() -> InsideCells {
         InsideCells {
-            coarse: vec![UNPROVEN; CHARTS * COARSE * COARSE * COARSE],
+            coarse: boxed_array(UNPROVEN),
             fine: vec![NO_CELL, EVERY_CELL],
-            whole: vec![0; CHARTS * COARSE * COARSE * COARSE / 64],
+            whole: boxed_array(0),
         }
     }
 
@@ -123,7 +139,7 @@ impl InsideCells {
     /// [`Standing::Open`], about their eighths, down to the fine cells.
     pub(crate) fn prove(judge: impl Fn(&CellBounds) -> Standing + Sync) -> InsideCells {
         use rayon::prelude::*;
-        let verdicts: Vec<Option<FineBits>> = (0..CHARTS * COARSE * COARSE * COARSE)
+        let verdicts: Vec<Option<FineBits>> = (0..COARSE_CELLS)
             .into_par_iter()
             .map(|index| {
                 let chart = index / (COARSE * COARSE * COARSE);
@@ -145,7 +161,7 @@ impl InsideCells {
         let mut cells = InsideCells::none();
         for (index, (block, verdict)) in cells.coarse.iter_mut().zip(verdicts).enumerate() {
             let Some(bits) = verdict else { continue };
-            if bits.count == FINE * FINE * FINE {
+            if bits.count == BLOCK_BITS {
                 *block = PROVEN;
                 cells.whole[index / 64] |= 1 << (index % 64);
             } else if cells.fine.len() < MOST_BLOCKS {
@@ -162,13 +178,13 @@ impl InsideCells {
     /// in [`InsideCells::blocks`]. Component `o` falls in fine cell `⌊(o + REACH) · FINE_PER_UNIT⌋`
     /// (clamped to the last), whose coarse cell is that over [`FINE`].
     pub fn coarse_cells(&self) -> &[u16] {
-        &self.coarse
+        self.coarse.as_slice()
     }
 
     /// The blocks of fine cells: a bit per fine cell `(i, j, k)` of a coarse cell (each modulo
     /// [`FINE`]), bit `(i · FINE + j) · FINE + k` counted from the first word's lowest. Block 0
     /// has no bit set and block 1 every bit.
-    pub fn blocks(&self) -> &[[u64; FINE * FINE * FINE / 64]] {
+    pub fn blocks(&self) -> &[[u64; BLOCK_BITS / 64]] {
         &self.fine
     }
 
@@ -183,7 +199,7 @@ impl InsideCells {
 /// The fine cells of one coarse cell proven so far.
 #[derive(Default)]
 struct FineBits {
-    words: [u64; FINE * FINE * FINE / 64],
+    words: [u64; BLOCK_BITS / 64],
     count: usize,
 }
 

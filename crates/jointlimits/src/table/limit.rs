@@ -370,6 +370,24 @@ impl TableLimit {
         direction_twist::measure(self.twist_axis, relative)
     }
 
+    /// [`RotationLimit::contains`] by measuring and interpolating, for rotations outside every
+    /// proven cell (out of line, so the cell lookup before it stays small enough to inline).
+    #[inline(never)]
+    fn contains_measured(&self, relative: Quat, context: &LimitContext) -> bool {
+        let (twist, direction) = self.measure(relative);
+        let Lookup {
+            distance: outside_by,
+            twist: range,
+        } = self.lookup(self.swing.map.to_square(direction));
+        if outside_by <= BOUNDARY_TOLERANCE
+            && within_tolerance(outside_by, range.measure(twist).distance)
+        {
+            return true;
+        }
+        // Near a 180° swing or on the boundary: what the projection says.
+        near_half_swing(relative, self.twist_axis) && self.nearest(relative, context).inside
+    }
+
     /// The twist range interpolated at square point `p`.
     #[inline(always)]
     fn twist_range_at(&self, p: Vec2) -> TwistRange {
@@ -812,20 +830,8 @@ impl RotationLimit for TableLimit {
         {
             return true;
         }
-        let (twist, direction) = self.measure(relative);
-        let Lookup {
-            distance: outside_by,
-            twist: range,
-        } = self.lookup(self.swing.map.to_square(direction));
-        if outside_by <= BOUNDARY_TOLERANCE
-            && within_tolerance(outside_by, range.measure(twist).distance)
-        {
-            return true;
-        }
-        // Near a 180° swing or on the boundary: what the projection says.
-        near_half_swing(relative, self.twist_axis) && self.nearest(relative, context).inside
+        self.contains_measured(relative, context)
     }
-
     /// The previous direction with the nearest answer's twist turn.
     fn previous_on_nearest_turn(&self, previous: Vec4, nearest: &Limited) -> Option<Vec4> {
         Some(previous.truncate().extend(nearest.measured.w))
