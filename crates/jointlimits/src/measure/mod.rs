@@ -20,6 +20,7 @@
 //! ```
 
 pub mod continuity;
+pub mod novelty;
 pub mod optimality;
 pub mod random;
 pub mod tightness;

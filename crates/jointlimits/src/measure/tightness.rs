@@ -29,7 +29,7 @@ pub const TWIST_STEPS: usize = 48;
 const CHUNK: usize = 4096;
 
 /// The seeds of the chunks of `samples` inputs drawn from `seed`.
-fn chunk_seeds(seed: u64, samples: usize) -> Vec<(u64, usize)> {
+pub(crate) fn chunk_seeds(seed: u64, samples: usize) -> Vec<(u64, usize)> {
     let mut seeds = SeededRandom::new(seed);
     (0..samples.div_ceil(CHUNK))
         .map(|chunk| (seeds.next_u64(), CHUNK.min(samples - chunk * CHUNK)))
