@@ -359,7 +359,7 @@ pub fn read_target_csv(path: &Path) -> Result<Vec<TargetSpec>> {
     // The line of each frame given on its own, to tell where one is given twice.
     let mut lines_of_frames = std::collections::HashMap::new();
     let mut repeated = Vec::new();
-    for (index, line) in text.lines().enumerate() {
+    for (index, line) in jointlimits_io::text_lines::lines(text).enumerate() {
         let line = line.trim();
         let starts_with_letter = line.chars().next().is_some_and(char::is_alphabetic);
         if line.is_empty() || line.starts_with('#') || (index == 0 && starts_with_letter) {

@@ -706,6 +706,10 @@ fn ik_targets_on_missing_frames_name_where_they_were_given() {
             && message.contains("track.csv:3"),
         "{message}"
     );
+    // Lines ended by a bare carriage return (classic Mac OS) are lines too.
+    std::fs::write(&track, "frame,x,y,z\r0,1,2,3\r99999,1,2,3\r").unwrap();
+    let message = ik(&["--targets-csv", track.to_str().unwrap()]);
+    assert!(message.contains("track.csv:3"), "{message}");
     let message = ik(&["--target=0,0,0@99999"]);
     assert!(message.contains("--target 0,0,0@99999"), "{message}");
     let message = ik(&["--target=0,0,0@-5"]);

@@ -11,6 +11,7 @@ pub mod fit_config_file;
 pub mod limits_file;
 pub mod picture;
 pub mod table_images;
+pub mod text_lines;
 
 pub use bvh::{Bvh, BvhError, Channel, parse_bvh, read_bvh_file, write_bvh_file};
 pub use fit_config_file::{FitConfigError, parse_fit_config, read_fit_config};

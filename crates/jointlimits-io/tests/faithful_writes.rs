@@ -107,6 +107,23 @@ fn unchanged_motion_lines_keep_their_bytes_and_the_file_its_line_endings() {
 }
 
 #[test]
+fn a_file_whose_lines_end_in_bare_carriage_returns_keeps_them() {
+    let source = SAMPLE.replace('\n', "\r");
+    let bvh = parse_bvh(&source).unwrap();
+    assert_eq!(bvh, parse_bvh(SAMPLE).unwrap());
+    let text = written(&bvh);
+    assert!(!text.contains('\n'), "{text:?}");
+    let motion = |text: &str| text[text.find("Frame Time").unwrap()..].to_string();
+    let section = motion(&text);
+    let kept = motion(&source);
+    assert_eq!(
+        section[section.find('\r').unwrap()..],
+        kept[kept.find('\r').unwrap()..]
+    );
+    assert_eq!(parse_bvh(&text).unwrap().to_motion(), bvh.to_motion());
+}
+
+#[test]
 fn the_root_offset_along_position_channels_is_written_as_zero() {
     // three.js adds position channels to the OFFSET; other readers replace it. A zero offset
     // along every animated axis reads the same both ways.

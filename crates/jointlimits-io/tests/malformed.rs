@@ -52,6 +52,29 @@ fn the_valid_sample_parses() {
         .replace("Frames: ", "Frames:\t")
         .replace('\n', "\r\n");
     assert_eq!(parse_bvh(&variant).unwrap(), bvh);
+    // Lines ended by a bare carriage return (classic Mac OS) read the same too.
+    assert_eq!(parse_bvh(&VALID.replace('\n', "\r")).unwrap(), bvh);
+}
+
+#[test]
+fn errors_in_files_with_bare_carriage_returns_name_the_same_line() {
+    for ending in ["\r", "\r\n"] {
+        let text = VALID.replace("4 5 6", "4 5").replace('\n', ending);
+        let (line, column, message) = error_of(&text);
+        assert_eq!((line, column), (20, 20), "{ending:?}");
+        assert!(message.contains("frame 1 has 8 values"), "{message}");
+    }
+    // Text that is not UTF-8 is placed by the same line count.
+    let mut bytes = VALID.replace('\n', "\r").into_bytes();
+    let at = VALID.find("4 5 6").unwrap();
+    bytes[at + 2] = 0xff;
+    let column = at + 2 - VALID[..at].rfind('\n').unwrap();
+    match parse_bvh_named(&bytes, "mac.bvh") {
+        Err(BvhError::Syntax {
+            line, column: c, ..
+        }) => assert_eq!((line, c), (20, column)),
+        other => panic!("expected a syntax error, got {other:?}"),
+    }
 }
 
 #[test]

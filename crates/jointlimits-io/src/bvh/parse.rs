@@ -34,10 +34,16 @@ pub fn parse_bvh_named(bytes: &[u8], source_name: &str) -> Result<Bvh, BvhError>
 fn parse_owned(bytes: Vec<u8>, source_name: &str) -> Result<Bvh, BvhError> {
     let text = std::str::from_utf8(&bytes).map_err(|e| {
         let before = &bytes[..e.valid_up_to()];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        // Lines end at `\n`, `\r\n` or a bare `\r` (classic Mac OS), as `Lines` reads them.
+        let bare_returns = before
+            .windows(2)
+            .filter(|pair| pair[0] == b'\r' && pair[1] != b'\n')
+            .count()
+            + usize::from(before.last() == Some(&b'\r'));
+        let line = before.iter().filter(|&&b| b == b'\n').count() + bare_returns + 1;
         let line_start = before
             .iter()
-            .rposition(|&b| b == b'\n')
+            .rposition(|&b| b == b'\n' || b == b'\r')
             .map_or(0, |i| i + 1);
         BvhError::Syntax {
             source_name: source_name.to_string(),
@@ -56,7 +62,8 @@ fn parse_owned(bytes: Vec<u8>, source_name: &str) -> Result<Bvh, BvhError> {
     Ok(bvh)
 }
 
-/// The lines of a text, with their 1-based numbers and without line terminators.
+/// The lines of a text, with their 1-based numbers and without line terminators (`\n`, `\r\n`,
+/// or a bare `\r` as classic Mac OS wrote).
 struct Lines<'a> {
     rest: &'a str,
     number: usize,
@@ -76,12 +83,9 @@ impl<'a> Lines<'a> {
             return None;
         }
         self.number += 1;
-        let (line, rest) = match self.rest.find('\n') {
-            Some(end) => (&self.rest[..end], &self.rest[end + 1..]),
-            None => (self.rest, ""),
-        };
+        let (line, rest) = crate::text_lines::split_line(self.rest);
         self.rest = rest;
-        Some(line.strip_suffix('\r').unwrap_or(line))
+        Some(line)
     }
 
     /// The next line with something other than whitespace on it.

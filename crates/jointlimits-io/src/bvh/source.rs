@@ -16,18 +16,33 @@ pub(super) struct SourceValues {
     line_starts: Vec<u32>,
 }
 
+/// The line terminator `text` starts with, if any: `\r\n`, `\n` or a bare `\r`.
+fn terminator_at(text: &[u8]) -> Option<&'static str> {
+    if text.starts_with(b"\r\n") {
+        Some("\r\n")
+    } else if text.starts_with(b"\n") {
+        Some("\n")
+    } else if text.starts_with(b"\r") {
+        Some("\r")
+    } else {
+        None
+    }
+}
+
 impl SourceValues {
     /// The record of `text`, whose motion lines start at `line_starts`.
     pub(super) fn new(text: Vec<u8>, line_starts: Vec<u32>) -> SourceValues {
         SourceValues { text, line_starts }
     }
 
-    /// The line ending the file uses: `\r\n` when its first line ends so, else `\n`.
+    /// The line ending the file uses: its first line's (`\n`, `\r\n` or a bare `\r`), or `\n`.
     pub(super) fn line_ending(&self) -> &'static str {
-        match self.text.iter().position(|&b| b == b'\n') {
-            Some(end) if end > 0 && self.text[end - 1] == b'\r' => "\r\n",
-            _ => "\n",
-        }
+        let end = self
+            .text
+            .iter()
+            .position(|b| matches!(b, b'\r' | b'\n'))
+            .unwrap_or(self.text.len());
+        terminator_at(&self.text[end..]).unwrap_or("\n")
     }
 
     /// Frame `frame`'s motion line as read: its text, and its terminator (empty for a last line
@@ -42,13 +57,7 @@ impl SourceValues {
             .iter()
             .position(|b| matches!(b, b'\r' | b'\n'))
             .unwrap_or(rest.len());
-        let terminator = if rest[end..].starts_with(b"\r\n") {
-            "\r\n"
-        } else if rest[end..].starts_with(b"\n") {
-            "\n"
-        } else {
-            ""
-        };
+        let terminator = terminator_at(&rest[end..]).unwrap_or("");
         (
             std::str::from_utf8(&rest[..end]).unwrap_or_default(),
             terminator,
