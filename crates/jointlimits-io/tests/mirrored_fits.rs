@@ -13,15 +13,6 @@ use jointlimits::{Motion, SkeletonLimits, SpaceKind};
 use jointlimits_io::read_bvh_file;
 use jointlimits_testdata::{SplitMix, fixture};
 
-fn fit(bvh: &jointlimits_io::Bvh, clip: &Motion, shape: ShapeKind, mirror: bool) -> SkeletonLimits {
-    fit_with(
-        bvh,
-        clip,
-        (SpaceKind::Full, shape, ReferenceChoice::Bind),
-        mirror,
-    )
-}
-
 fn fit_with(
     bvh: &jointlimits_io::Bvh,
     clip: &Motion,
