@@ -26,8 +26,7 @@
 use glam::Quat;
 use rayon::prelude::*;
 
-use super::SeededRandom;
-use super::tightness::chunk_seeds;
+use super::tightness::random_rotation_share;
 
 /// The geodesic angle (radians) from `rotation` to the nearest of `samples` (either cover);
 /// `π` when there are none.
@@ -106,25 +105,14 @@ impl SampleNeighbourhood {
 
     /// The share of `samples` Haar-random rotations (drawn from `seed`) it holds.
     pub fn random_acceptance(&self, samples: usize, seed: u64) -> f64 {
-        if samples == 0 {
-            return 0.0;
-        }
-        let inside: usize = chunk_seeds(seed, samples)
-            .into_par_iter()
-            .map(|(chunk_seed, count)| {
-                let mut random = SeededRandom::new(chunk_seed);
-                (0..count)
-                    .filter(|_| self.contains(random.rotation()))
-                    .count()
-            })
-            .sum();
-        inside as f64 / samples as f64
+        random_rotation_share(samples, seed, |q| self.contains(q))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::SeededRandom;
     use glam::Vec3;
 
     #[test]

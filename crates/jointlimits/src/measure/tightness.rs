@@ -29,7 +29,7 @@ pub const TWIST_STEPS: usize = 48;
 const CHUNK: usize = 4096;
 
 /// The seeds of the chunks of `samples` inputs drawn from `seed`.
-pub(crate) fn chunk_seeds(seed: u64, samples: usize) -> Vec<(u64, usize)> {
+fn chunk_seeds(seed: u64, samples: usize) -> Vec<(u64, usize)> {
     let mut seeds = SeededRandom::new(seed);
     (0..samples.div_ceil(CHUNK))
         .map(|chunk| (seeds.next_u64(), CHUNK.min(samples - chunk * CHUNK)))
@@ -38,6 +38,16 @@ pub(crate) fn chunk_seeds(seed: u64, samples: usize) -> Vec<(u64, usize)> {
 
 /// The share of `samples` Haar-random relative rotations (fixed `seed`) that `limit` allows.
 pub fn rotation_acceptance<L: RotationLimit + Sync>(limit: &L, samples: usize, seed: u64) -> f64 {
+    random_rotation_share(samples, seed, |q| limit.contains(q, &LimitContext::NONE))
+}
+
+/// The share of `samples` Haar-random rotations (fixed `seed`) for which `holds` is true; 0 for
+/// no samples. The same rotations whatever the number of threads.
+pub(crate) fn random_rotation_share(
+    samples: usize,
+    seed: u64,
+    holds: impl Fn(glam::Quat) -> bool + Sync,
+) -> f64 {
     if samples == 0 {
         return 0.0;
     }
@@ -45,9 +55,7 @@ pub fn rotation_acceptance<L: RotationLimit + Sync>(limit: &L, samples: usize, s
         .into_par_iter()
         .map(|(chunk_seed, count)| {
             let mut random = SeededRandom::new(chunk_seed);
-            (0..count)
-                .filter(|_| limit.contains(random.rotation(), &LimitContext::NONE))
-                .count()
+            (0..count).filter(|_| holds(random.rotation())).count()
         })
         .sum();
     allowed as f64 / samples as f64
