@@ -37,19 +37,51 @@ pub fn parse_fit_config(text: &str, name: &str) -> Result<FitConfig, FitConfigEr
     // A byte-order mark some editors write is not part of either format.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let config: FitConfig = if name.to_ascii_lowercase().ends_with(".toml") {
-        toml::from_str(text).map_err(|e| {
+        let toml_error = |e: toml::de::Error| {
             let place = e.span().map(|span| line_and_column(text, span.start));
             fail(place, e.message().trim_end().to_string())
-        })?
+        };
+        let value: toml::Value = toml::from_str(text).map_err(toml_error)?;
+        let as_json = serde_json::to_value(&value).map_err(|e| fail(None, e.to_string()))?;
+        refuse_positional(&as_json).map_err(|m| fail(None, m))?;
+        toml::from_str(text).map_err(toml_error)?
     } else {
-        serde_json::from_str(text).map_err(|e| {
+        let json_error = |e: serde_json::Error| {
             let message = e.to_string();
             let message = message.split(" at line ").next().unwrap_or("").to_string();
             fail(Some((e.line(), e.column())), message)
-        })?
+        };
+        let value: serde_json::Value = serde_json::from_str(text).map_err(json_error)?;
+        refuse_positional(&value).map_err(|m| fail(None, m))?;
+        serde_json::from_str(text).map_err(json_error)?
     };
     config.validate().map_err(|e| fail(None, e.to_string()))?;
     Ok(config)
+}
+
+/// Refuses a list where the configuration or one of its rules should be a table of named
+/// fields: the readers would otherwise take the list's items as the fields in their order of
+/// declaration, silently (`[["*Shin", "hinge"]]` read as a rule matching `*Shin`).
+fn refuse_positional(config: &serde_json::Value) -> Result<(), String> {
+    const RULE: &str = "a rule is a table of named fields (`match`, `shape`, …), not a list";
+    if config.is_array() {
+        return Err("the configuration is a table (`defaults` and `joints`), not a list".into());
+    }
+    if config
+        .get("defaults")
+        .is_some_and(serde_json::Value::is_array)
+    {
+        return Err(format!("defaults: {RULE}"));
+    }
+    let rules = config.get("joints").and_then(serde_json::Value::as_array);
+    match rules
+        .into_iter()
+        .flatten()
+        .position(serde_json::Value::is_array)
+    {
+        Some(index) => Err(format!("joints[{index}]: {RULE}")),
+        None => Ok(()),
+    }
 }
 
 /// The 1-based line and column (in characters) of byte `offset` of `text`.
@@ -74,6 +106,35 @@ pub fn read_fit_config(path: &Path) -> Result<FitConfig, FitConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_standing_for_tables_are_refused_by_name() {
+        for (text, name, said) in [
+            (
+                "[{\"shape\": \"box\"}, []]",
+                "a.json",
+                "a.json: the configuration is a table",
+            ),
+            (
+                "{\"defaults\": [\"*\", \"box\"]}",
+                "a.json",
+                "a.json: defaults: a rule",
+            ),
+            (
+                "{\"joints\": [{\"match\": \"l*\"}, [\"*Shin\", \"hinge\"]]}",
+                "a.json",
+                "a.json: joints[1]: a rule is a table",
+            ),
+            (
+                "joints = [[\"*Shin\", \"hinge\"]]\n",
+                "a.toml",
+                "a.toml: joints[0]: a rule",
+            ),
+        ] {
+            let error = parse_fit_config(text, name).unwrap_err().to_string();
+            assert!(error.starts_with(said), "{text}: {error}");
+        }
+    }
 
     #[test]
     fn json_and_toml_read_alike_and_errors_say_where() {
