@@ -341,13 +341,7 @@ pub fn run(request: &CompareRequest) -> Result<()> {
         );
     }
     let skeleton = clips.skeleton();
-    // Every joint but the root gets a limit.
-    let limited: Vec<&str> = skeleton
-        .joints()
-        .iter()
-        .filter(|j| j.parent.is_some())
-        .map(|j| j.name.as_str())
-        .collect();
+    let limited = skeleton.names_below_root();
     for name in request.joints {
         if !limited.contains(&name.as_str()) {
             let root = skeleton

@@ -57,13 +57,7 @@ pub fn run(
     };
     if let Some(config) = &choices.config {
         // The root gets no limit (its rotation is the heading): a rule for it alone does nothing.
-        let names: Vec<&str> = skeleton
-            .joints()
-            .iter()
-            .filter(|j| j.parent.is_some())
-            .map(|j| j.name.as_str())
-            .collect();
-        for pattern in config.unmatched(&names) {
+        for pattern in config.unmatched(&skeleton.names_below_root()) {
             let file = config_path.map_or_else(|| "--config".into(), |p| p.display().to_string());
             eprintln!(
                 "warning: {file}: the rule matching {pattern:?} matches no joint with a limit (the root has none)"

@@ -134,6 +134,16 @@ impl Skeleton {
         self.joints.is_empty()
     }
 
+    /// The names of every joint but the root, in index order: the joints a fit gives limits
+    /// (the root's rotation is the character's heading).
+    pub fn names_below_root(&self) -> Vec<&str> {
+        self.joints
+            .iter()
+            .filter(|joint| joint.parent.is_some())
+            .map(|joint| joint.name.as_str())
+            .collect()
+    }
+
     /// The index of the joint called `name`.
     pub fn find(&self, name: &str) -> Option<usize> {
         self.joints.iter().position(|joint| joint.name == name)
