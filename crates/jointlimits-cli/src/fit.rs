@@ -182,10 +182,17 @@ fn print_calibrations(calibrations: &[JointCalibration]) {
         .max()
         .unwrap_or(5)
         .max(5);
-    // Directed margins (one per semi-axis or box face) when a joint has them.
+    // Directed margins (one per semi-axis or box face, or a table's direction and twist
+    // margins) when a joint has them.
     let directed = |c: &JointCalibration| {
         if c.directed_margins.is_empty() {
             "-".to_string()
+        } else if let [direction, twist] = c.directed_margins[..] {
+            format!(
+                "{:.1} dir/{:.1} twist",
+                direction.to_degrees(),
+                twist.to_degrees()
+            )
         } else {
             c.directed_margins
                 .iter()

@@ -18,13 +18,17 @@
 //! margins under which they hold a share `P` of their held-out frames, and the limit fitted on
 //! every clip is grown by the same. Of the two, the one accepting fewer random rotations is kept.
 //! (Boxes and k-DOPs, with a margin per face, fit their folds too closely: the share falls short
-//! on clips the calibration never saw, so they keep the uniform margin.)
+//! on clips the calibration never saw, so they keep the uniform margin.) Tables are grown by one
+//! margin for bone directions and another for twists ([`super::table_margin`]), likewise kept
+//! when they accept fewer random rotations. A candidate whose folds reach the share always beats
+//! one whose folds fall short.
 
 use glam::{Quat, Vec3};
 
 use super::config::{FitConfig, JointChoice};
 use super::directed_margin;
 use super::limits::{FitLimitsError, FitOptions, JointSamples, fit_each_joint, fit_joint_limit};
+use crate::contract::RotationLimit;
 use crate::measure::tightness::rotation_acceptance;
 use crate::region::{FullLimit, LimitRegion};
 use crate::shape::Shape;
@@ -59,7 +63,8 @@ pub struct JointCalibration {
     /// The padding chosen: the base padding plus the margin, radians.
     pub padding: f64,
     /// Margins grown beyond `padding` side by side, radians ([`super::directed_margin`]): per
-    /// ellipsoid semi-axis (largest variance first) or per box face (`−x, +x, −y, +y, −z, +z`);
+    /// ellipsoid semi-axis (largest variance first) or per box face (`−x, +x, −y, +y, −z, +z`),
+    /// or a table's margin for bone directions then for twists ([`super::table_margin`]);
     /// empty when the margin is the uniform one in `padding`.
     pub directed_margins: Vec<f64>,
     /// The share of the frames the limit was fitted to hold (the rest: outliers left out).
@@ -298,11 +303,18 @@ fn calibrate_holding(
         folds.len(),
         (inside, held),
     );
-    let directed = directed_candidate(joint, options, accept, &fold_fits)?;
+    let directed = match options.shape {
+        super::ShapeKind::Table(resolution) => {
+            table_candidate(joint, options, accept, &folds, resolution as usize)?
+        }
+        _ => directed_candidate(joint, options, accept, &fold_fits)?,
+    };
+    // A candidate that reaches the share beats one that does not; of two that do, the tighter.
     Ok(match directed {
         Some(directed)
             if directed.1.reaches()
-                && directed.1.random_acceptance < uniform.1.random_acceptance =>
+                && (!uniform.1.reaches()
+                    || directed.1.random_acceptance < uniform.1.random_acceptance) =>
         {
             directed
         }
@@ -374,6 +386,116 @@ fn directed_candidate(
         options,
         margins,
         fold_fits.len(),
+        (inside, held),
+    )))
+}
+
+/// Random rotations on which a table candidate's paddings are chosen (fewer than
+/// [`TIGHTNESS_SAMPLES`]: each is measured against every sampled cell).
+const TABLE_SEARCH_SAMPLES: usize = 8_000;
+
+/// Room added to the paddings a table candidate's search chooses, radians (module docs of
+/// [`table_candidate`]).
+const TABLE_EDGE: f64 = 0.002;
+
+/// A table fitted with its own paddings for directions and twists, chosen on the folds'
+/// held-out frames ([`super::table_margin`]), with its calibration (validated by refitting the
+/// folds at those paddings); `None` when there are no folds or a fold has no samples.
+///
+/// Where the folds' refitted tables fall short of the share (a table interpolates its caps and
+/// envelope between vertices, so a frame near the boundary can fall either side), a larger share
+/// is asked of the search, up to every frame.
+fn table_candidate(
+    joint: Joint,
+    options: &FitOptions,
+    accept: f64,
+    folds: &[Fold],
+    resolution: usize,
+) -> Result<Option<(JointLimit, JointCalibration)>, FitLimitsError> {
+    use super::table::{TablePadding, TableSamples};
+    let samples_of = |clips: &[Vec<Quat>]| -> Option<TableSamples> {
+        let held = if options.hold < 1.0 {
+            super::outliers::hold_share(clips, options.hold)
+        } else {
+            clips.to_vec()
+        };
+        let rotations: Vec<Quat> = held.into_iter().flatten().collect();
+        TableSamples::gather(&rotations, joint.twist_axis, resolution).ok()
+    };
+    let Some(fold_samples) = folds
+        .iter()
+        .map(|(rest, _)| samples_of(rest))
+        .collect::<Option<Vec<_>>>()
+        .filter(|f| !f.is_empty())
+    else {
+        return Ok(None);
+    };
+    let Some(all) = samples_of(joint.relative) else {
+        return Ok(None);
+    };
+    let needs: Vec<_> = folds
+        .iter()
+        .zip(&fold_samples)
+        .flat_map(|((_, held_out), samples)| {
+            held_out.iter().filter_map(|&q| samples.padding_needed(q))
+        })
+        .collect();
+    let mut random = crate::measure::SeededRandom::new(0x7ab1e);
+    let random_needs: Vec<_> = (0..TABLE_SEARCH_SAMPLES)
+        .filter_map(|_| all.padding_needed(random.rotation()))
+        .collect();
+    let mut found = None;
+    for share in [
+        accept,
+        accept + 0.25 * (1.0 - accept),
+        0.5 * (1.0 + accept),
+        1.0,
+    ] {
+        let Some(chosen) =
+            super::table_margin::table_paddings(&needs, &random_needs, share, options.padding)
+        else {
+            return Ok(None);
+        };
+        // The frame that sets each padding lies on the boundary of its caps or envelope, where
+        // the table's interpolation may fall either side: a hair more holds it.
+        let padding = TablePadding {
+            swing: chosen.swing + TABLE_EDGE,
+            twist: chosen.twist + TABLE_EDGE,
+        };
+        let (mut inside, mut held) = (0, 0);
+        for ((_, held_out), samples) in folds.iter().zip(&fold_samples) {
+            let table = samples.table(padding);
+            inside += held_out
+                .iter()
+                .filter(|&&q| RotationLimit::contains(&table, q, &crate::LimitContext::NONE))
+                .count();
+            held += held_out.len();
+        }
+        found = Some((padding, inside, held));
+        if inside as f64 >= accept * held as f64 - 1e-9 {
+            break;
+        }
+    }
+    let Some((padding, inside, held)) = found else {
+        return Ok(None);
+    };
+    let limit = JointLimit {
+        region: LimitRegion::Table(all.table(padding)),
+        ..joint.fit(joint.relative, options)?
+    };
+    if limit.validate().is_err() {
+        return Ok(None);
+    }
+    Ok(Some(calibrated(
+        joint.name,
+        accept,
+        limit,
+        options,
+        vec![
+            padding.swing - options.padding,
+            padding.twist - options.padding,
+        ],
+        folds.len(),
         (inside, held),
     )))
 }

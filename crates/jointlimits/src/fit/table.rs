@@ -41,6 +41,145 @@ struct CellData {
     twist: TwistRange,
 }
 
+/// Room a fitted table leaves around its data, radians: for bone directions (the radius of the
+/// caps around the data's directions) and for twists (how far each end of the twist envelope
+/// moves out), set apart so a calibration can grow each by what unseen motion needs of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TablePadding {
+    /// Room for bone directions.
+    pub swing: f64,
+    /// Room for twists.
+    pub twist: f64,
+}
+
+impl TablePadding {
+    /// The same room for directions and twists.
+    pub fn uniform(padding: f64) -> TablePadding {
+        TablePadding {
+            swing: padding,
+            twist: padding,
+        }
+    }
+}
+
+/// A joint's motion gathered per grid cell (module docs, step 1): what a table is fitted from,
+/// at any padding.
+pub struct TableSamples {
+    twist_axis: Vec3,
+    resolution: usize,
+    cells: Vec<CellData>,
+}
+
+impl TableSamples {
+    /// The `relative` rotations gathered on a grid of `resolution` cells per side about the unit
+    /// `twist_axis`.
+    pub fn gather(
+        relative: &[Quat],
+        twist_axis: Vec3,
+        resolution: usize,
+    ) -> Result<TableSamples, FitError> {
+        if relative.is_empty() {
+            return Err(FitError::NoSamples);
+        }
+        if let Some(index) = relative.iter().position(|q| !q.is_finite()) {
+            return Err(FitError::NonFinite { index });
+        }
+        let map = map_around(twist_axis);
+        let n = resolution;
+        let mut cells: Vec<Option<CellData>> = (0..n * n).map(|_| None).collect();
+        for &q in relative {
+            let Some((direction, twist)) = direction_and_twist(q, twist_axis) else {
+                continue;
+            };
+            let cell = crate::table::boundary::cell_of(n, map.to_square(direction));
+            let slot = cells[cell].get_or_insert(CellData {
+                direction,
+                twist: TwistRange {
+                    min: twist,
+                    max: twist,
+                },
+            });
+            slot.twist.min = slot.twist.min.min(twist);
+            slot.twist.max = slot.twist.max.max(twist);
+        }
+        Ok(TableSamples {
+            twist_axis,
+            resolution,
+            cells: cells.into_iter().flatten().collect(),
+        })
+    }
+
+    /// The angle of a cell of the grid, radians (the side of a cell of equal area).
+    fn cell_angle(&self) -> f32 {
+        (4.0 * PI).sqrt() / self.resolution as f32
+    }
+
+    /// How far the caps reach beyond the padding: a cell and a half's diagonal, so every
+    /// sample's direction is inside however the cells interpolate.
+    fn cap_slack(&self) -> f32 {
+        1.5 * self.cell_diagonal()
+    }
+
+    /// How far each twist bound moves beyond the padding: a cell's diagonal.
+    fn cell_diagonal(&self) -> f32 {
+        std::f32::consts::SQRT_2 * 2.0 * self.cell_angle()
+    }
+
+    /// At direction `v`: the angle to the nearest sampled direction, and the twist envelope
+    /// (module docs, steps 2 and 3) before any padding.
+    fn envelope_at(&self, v: Vec3) -> (f32, f32, f32) {
+        let (mut nearest, mut min, mut max) = (PI, f32::INFINITY, f32::NEG_INFINITY);
+        for cell in &self.cells {
+            let a = angle(v, cell.direction);
+            nearest = nearest.min(a);
+            min = min.min(cell.twist.min + a);
+            max = max.max(cell.twist.max - a);
+        }
+        (nearest, min, max)
+    }
+
+    /// The table fitted with `padding`.
+    pub fn table(&self, padding: TablePadding) -> TableLimit {
+        let radius = padding.swing.max(0.0) as f32 + self.cap_slack();
+        let twist_padding = padding.twist.max(0.0) as f32 + self.cell_diagonal();
+        TableLimit::from_fn(self.twist_axis, self.resolution, |vertex| {
+            let (nearest, min, max) = self.envelope_at(vertex);
+            let (mut min, mut max) = (min - twist_padding, max + twist_padding);
+            if min > max {
+                let middle = 0.5 * (min + max);
+                (min, max) = (middle, middle);
+            }
+            let allowed = nearest - radius;
+            TableValues {
+                allowed,
+                twist: TwistRange { min, max },
+                stress: (1.0 + allowed / STRESS_DEPTH).clamp(0.0, 1.0),
+                break_margin: BREAK_MARGIN,
+            }
+        })
+    }
+
+    /// The least padding under which the table would allow the relative rotation `q`, as the
+    /// exact caps and envelope say (the table interpolates them between vertices, so its answer
+    /// differs within about a cell): `None` for a rotation with no bone direction.
+    pub fn padding_needed(&self, q: Quat) -> Option<TablePadding> {
+        let (direction, twist) = direction_and_twist(q, self.twist_axis)?;
+        let (nearest, min, max) = self.envelope_at(direction);
+        // With twist padding `p` the range is `[min − p, max + p]` (its middle when that is
+        // empty), on any turn: `p` must reach `max(min − τ, τ − max)` on the best turn `τ`.
+        let twist_needed = (-2..=2)
+            .map(|turn| {
+                let turned = twist + turn as f32 * std::f32::consts::TAU;
+                (min - turned).max(turned - max)
+            })
+            .fold(f32::INFINITY, f32::min);
+        Some(TablePadding {
+            swing: f64::from((nearest - self.cap_slack()).max(0.0)),
+            twist: f64::from((twist_needed - self.cell_diagonal()).max(0.0)),
+        })
+    }
+}
+
 /// Fits a table of `resolution` cells per side about `twist_axis` to the `relative` rotations,
 /// with `padding` radians of room for directions and twists.
 pub fn fit_table(
@@ -49,59 +188,16 @@ pub fn fit_table(
     padding: f64,
     resolution: usize,
 ) -> Result<TableLimit, FitError> {
-    if relative.is_empty() {
-        return Err(FitError::NoSamples);
-    }
-    if let Some(index) = relative.iter().position(|q| !q.is_finite()) {
-        return Err(FitError::NonFinite { index });
-    }
-    let map = map_around(twist_axis);
-    let n = resolution;
-    let mut cells: Vec<Option<CellData>> = (0..n * n).map(|_| None).collect();
-    for &q in relative {
-        let (swing, twist) = swing_and_twist_angle(q, twist_axis);
-        let Some(direction) = (swing * twist_axis).try_normalize() else {
-            continue;
-        };
-        let twist = wrap(twist);
-        let cell = crate::table::boundary::cell_of(n, map.to_square(direction));
-        let slot = cells[cell].get_or_insert(CellData {
-            direction,
-            twist: TwistRange {
-                min: twist,
-                max: twist,
-            },
-        });
-        slot.twist.min = slot.twist.min.min(twist);
-        slot.twist.max = slot.twist.max.max(twist);
-    }
-    let data: Vec<CellData> = cells.into_iter().flatten().collect();
-    let cell_angle = (4.0 * PI).sqrt() / n as f32;
-    let diagonal = std::f32::consts::SQRT_2 * 2.0 * cell_angle;
-    let padding = padding.max(0.0) as f32;
-    let radius = padding + 1.5 * diagonal;
-    let twist_padding = padding + diagonal;
-    Ok(TableLimit::from_fn(twist_axis, resolution, |vertex| {
-        let (mut nearest, mut min, mut max) = (PI, f32::INFINITY, f32::NEG_INFINITY);
-        for cell in &data {
-            let a = angle(vertex, cell.direction);
-            nearest = nearest.min(a);
-            min = min.min(cell.twist.min + a);
-            max = max.max(cell.twist.max - a);
-        }
-        let (mut min, mut max) = (min - twist_padding, max + twist_padding);
-        if min > max {
-            let middle = 0.5 * (min + max);
-            (min, max) = (middle, middle);
-        }
-        let allowed = nearest - radius;
-        TableValues {
-            allowed,
-            twist: TwistRange { min, max },
-            stress: (1.0 + allowed / STRESS_DEPTH).clamp(0.0, 1.0),
-            break_margin: BREAK_MARGIN,
-        }
-    }))
+    Ok(TableSamples::gather(relative, twist_axis, resolution)?
+        .table(TablePadding::uniform(padding)))
+}
+
+/// The bone direction `q·axis` of the relative rotation `q` and its twist about the axis in
+/// (−π, π] (so clips stored in either cover agree); `None` where the direction is not finite.
+fn direction_and_twist(q: Quat, twist_axis: Vec3) -> Option<(Vec3, f32)> {
+    let (swing, twist) = swing_and_twist_angle(q, twist_axis);
+    let direction = (swing * twist_axis).try_normalize()?;
+    Some((direction, wrap(twist)))
 }
 
 /// `twist` in (−π, π].
@@ -149,5 +245,54 @@ mod tests {
             accepted < 150,
             "{accepted} of 5000 random rotations accepted"
         );
+    }
+
+    #[test]
+    fn the_padding_a_rotation_needs_is_the_one_its_table_allows_it_at() {
+        let axis = Vec3::Z;
+        let mut random = SeededRandom::new(11);
+        let samples: Vec<Quat> = (0..2000)
+            .map(|i| {
+                let a = i as f32 * 0.003;
+                let swing =
+                    Quat::from_axis_angle(Vec3::new(a.cos(), a.sin(), 0.0), 0.7 + 0.3 * a.sin());
+                swing * Quat::from_axis_angle(axis, 0.4 * (2.0 * a).cos())
+            })
+            .collect();
+        let gathered = TableSamples::gather(&samples, axis, 32).unwrap();
+        let cell = gathered.cell_angle() as f64;
+        let (mut worst_inside, mut worst_outside) = (0.0f64, 0.0f64);
+        for _ in 0..200 {
+            // Haar-random rotations in either cover, every one of them somewhere outside.
+            let q = random.rotation();
+            let need = gathered.padding_needed(q).unwrap();
+            let table_at = |swing: f64, twist: f64| gathered.table(TablePadding { swing, twist });
+            let at = |slack: f64| table_at(need.swing + slack, need.twist + slack);
+            if !at(0.0).contains(q, &LimitContext::NONE) {
+                // Left out at its own need: by how little, in padding.
+                let slack = (1..=40)
+                    .map(|k| k as f64 * 0.002)
+                    .find(|&s| at(s).contains(q, &LimitContext::NONE));
+                worst_inside = worst_inside.max(slack.unwrap_or(f64::INFINITY));
+            }
+            for (swing, twist) in [
+                (need.swing - cell, need.twist + cell),
+                (need.swing + cell, need.twist - cell),
+            ] {
+                if swing >= 0.0
+                    && twist >= 0.0
+                    && table_at(swing, twist).contains(q, &LimitContext::NONE)
+                {
+                    worst_outside = worst_outside.max(1.0);
+                }
+            }
+        }
+        // The table interpolates the caps and the envelope between vertices: a rotation right at
+        // its need may fall outside by a small part of a cell.
+        assert!(
+            worst_inside <= cell / 2.0,
+            "{worst_inside} rad past the need"
+        );
+        assert_eq!(worst_outside, 0.0, "allowed a cell short of its need");
     }
 }
