@@ -67,7 +67,78 @@ impl TablePadding {
 pub struct TableSamples {
     twist_axis: Vec3,
     resolution: usize,
+    /// The sampled cells, in the order of their groups.
     cells: Vec<CellData>,
+    /// The cells gathered in nearby groups, so that a vertex's envelope visits only the groups
+    /// that can change it.
+    groups: Vec<CellGroup>,
+}
+
+/// Sampled cells whose directions lie near one another, with what bounds their contribution to
+/// any vertex's envelope: every direction of the group lies within `radius` of `centre`, so it is
+/// at least `∠(v, centre) − radius` from a vertex `v` (the triangle inequality on the sphere).
+struct CellGroup {
+    centre: Vec3,
+    radius: f32,
+    /// The smallest twist minimum of its cells.
+    lowest_min: f32,
+    /// The largest twist maximum of its cells.
+    highest_max: f32,
+    /// Its cells' indices in [`TableSamples::cells`].
+    cells: std::ops::Range<usize>,
+}
+
+/// Rounding allowed for in the groups' angle bounds (the angles are accurate to a few 1e-7).
+const GROUP_BOUND_SLACK: f32 = 1e-5;
+
+/// The groups of `cells` (reordered so each group's cells are contiguous): cells of the same
+/// square of a coarser grid, its side chosen so that groups hold about as many cells as there are
+/// groups (`√N` each), which balances the work of bounding the groups and of visiting one.
+fn grouped(
+    cells: Vec<CellData>,
+    map: &crate::table::octahedral::OctahedralMap,
+    resolution: usize,
+) -> (Vec<CellData>, Vec<CellGroup>) {
+    let per_side = ((cells.len() as f64).powf(0.25).round() as usize).clamp(1, resolution);
+    let side = resolution.div_ceil(per_side);
+    let mut keyed: Vec<(usize, CellData)> = cells
+        .into_iter()
+        .map(|cell| {
+            (
+                crate::table::boundary::cell_of(side, map.to_square(cell.direction)),
+                cell,
+            )
+        })
+        .collect();
+    keyed.sort_by_key(|(key, _)| *key);
+    let mut groups = Vec::new();
+    let mut start = 0;
+    while start < keyed.len() {
+        let key = keyed[start].0;
+        let end = start + keyed[start..].iter().take_while(|(k, _)| *k == key).count();
+        let members = &keyed[start..end];
+        let sum: Vec3 = members.iter().map(|(_, c)| c.direction).sum();
+        let centre = sum.try_normalize().unwrap_or(members[0].1.direction);
+        let radius = members
+            .iter()
+            .map(|(_, c)| angle(centre, c.direction))
+            .fold(0.0, f32::max);
+        groups.push(CellGroup {
+            centre,
+            radius: radius + GROUP_BOUND_SLACK,
+            lowest_min: members
+                .iter()
+                .map(|(_, c)| c.twist.min)
+                .fold(f32::INFINITY, f32::min),
+            highest_max: members
+                .iter()
+                .map(|(_, c)| c.twist.max)
+                .fold(f32::NEG_INFINITY, f32::max),
+            cells: start..end,
+        });
+        start = end;
+    }
+    (keyed.into_iter().map(|(_, c)| c).collect(), groups)
 }
 
 impl TableSamples {
@@ -102,10 +173,12 @@ impl TableSamples {
             slot.twist.min = slot.twist.min.min(twist);
             slot.twist.max = slot.twist.max.max(twist);
         }
+        let (cells, groups) = grouped(cells.into_iter().flatten().collect(), &map, resolution);
         Ok(TableSamples {
             twist_axis,
             resolution,
-            cells: cells.into_iter().flatten().collect(),
+            cells,
+            groups,
         })
     }
 
@@ -127,15 +200,42 @@ impl TableSamples {
 
     /// At direction `v`: the angle to the nearest sampled direction, and the twist envelope
     /// (module docs, steps 2 and 3) before any padding.
+    ///
+    /// The nearest group is visited first, then each other group whose bound could lower the
+    /// nearest angle or the envelope's minimum, or raise its maximum: the same minima and maxima
+    /// as over every cell, from a few groups' cells.
     fn envelope_at(&self, v: Vec3) -> (f32, f32, f32) {
-        let (mut nearest, mut min, mut max) = (PI, f32::INFINITY, f32::NEG_INFINITY);
-        for cell in &self.cells {
-            let a = angle(v, cell.direction);
-            nearest = nearest.min(a);
-            min = min.min(cell.twist.min + a);
-            max = max.max(cell.twist.max - a);
+        let mut envelope = (PI, f32::INFINITY, f32::NEG_INFINITY);
+        let bounds: Vec<f32> = self
+            .groups
+            .iter()
+            .map(|g| (angle(v, g.centre) - g.radius).max(0.0))
+            .collect();
+        let Some(first) = (0..bounds.len()).min_by(|&a, &b| bounds[a].total_cmp(&bounds[b])) else {
+            return envelope;
+        };
+        self.visit(&self.groups[first], v, &mut envelope);
+        for (i, (group, &away)) in self.groups.iter().zip(&bounds).enumerate() {
+            let (nearest, min, max) = envelope;
+            if i != first
+                && (away < nearest
+                    || group.lowest_min + away < min
+                    || group.highest_max - away > max)
+            {
+                self.visit(group, v, &mut envelope);
+            }
         }
-        (nearest, min, max)
+        envelope
+    }
+
+    /// Folds the cells of `group` into `envelope` at direction `v` ([`TableSamples::envelope_at`]).
+    fn visit(&self, group: &CellGroup, v: Vec3, envelope: &mut (f32, f32, f32)) {
+        for cell in &self.cells[group.cells.clone()] {
+            let a = angle(v, cell.direction);
+            envelope.0 = envelope.0.min(a);
+            envelope.1 = envelope.1.min(cell.twist.min + a);
+            envelope.2 = envelope.2.max(cell.twist.max - a);
+        }
     }
 
     /// The table fitted with `padding`.
@@ -294,5 +394,37 @@ mod tests {
             "{worst_inside} rad past the need"
         );
         assert_eq!(worst_outside, 0.0, "allowed a cell short of its need");
+    }
+
+    #[test]
+    fn grouped_envelopes_equal_the_envelope_over_every_cell() {
+        let mut random = SeededRandom::new(23);
+        let crescent: Vec<Quat> = (0..3000)
+            .map(|i| {
+                let a = i as f32 * 0.002;
+                Quat::from_axis_angle(Vec3::new(a.cos(), 0.0, a.sin()), 0.9)
+                    * Quat::from_axis_angle(Vec3::Y, 2.0 * a.sin())
+            })
+            .collect();
+        let haar: Vec<Quat> = (0..3000).map(|_| random.rotation()).collect();
+        let one = vec![Quat::from_rotation_x(0.3); 10];
+        for (samples, resolution) in [(&crescent, 64), (&haar, 32), (&haar, 128), (&one, 64)] {
+            let gathered = TableSamples::gather(samples, Vec3::Y, resolution).unwrap();
+            for _ in 0..2000 {
+                let v = random.direction();
+                let every = gathered.cells.iter().fold(
+                    (PI, f32::INFINITY, f32::NEG_INFINITY),
+                    |(nearest, min, max), cell| {
+                        let a = angle(v, cell.direction);
+                        (
+                            nearest.min(a),
+                            min.min(cell.twist.min + a),
+                            max.max(cell.twist.max - a),
+                        )
+                    },
+                );
+                assert_eq!(gathered.envelope_at(v), every, "at {v}");
+            }
+        }
     }
 }
