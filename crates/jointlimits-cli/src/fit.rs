@@ -182,15 +182,15 @@ fn print_calibrations(calibrations: &[JointCalibration]) {
         .max()
         .unwrap_or(5)
         .max(5);
-    // Directed margins (one per semi-axis or box face, or a table's direction and twist
-    // margins) when a joint has them.
+    // Directed margins (one per semi-axis or box face, or a table's swing and twist margins)
+    // when a joint has them.
     let directed = |c: &JointCalibration| {
         if c.directed_margins.is_empty() {
             "-".to_string()
-        } else if let [direction, twist] = c.directed_margins[..] {
+        } else if let [swing, twist] = c.directed_margins[..] {
             format!(
-                "{:.1} dir/{:.1} twist",
-                direction.to_degrees(),
+                "{:.1} swing/{:.1} twist",
+                swing.to_degrees(),
                 twist.to_degrees()
             )
         } else {

@@ -49,6 +49,7 @@ pub fn export(limits_path: &Path, out: &Path, joints: &[String]) -> Result<()> {
         );
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    inputs::ensure_folder_holds_no_input(out, &[limits_path])?;
     for &index in &tables {
         let limit = &limits.joints[index];
         let LimitRegion::Table(table) = &limit.region else {

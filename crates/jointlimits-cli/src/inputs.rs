@@ -62,6 +62,20 @@ pub fn ensure_output_is_not_an_input(out: &Path, inputs: &[&Path]) -> Result<()>
     Ok(())
 }
 
+/// Refuses to write into the folder `dir` when one of its entries is one of the command's
+/// `inputs` (the same file, by any path): writing a picture through a link in the folder to an
+/// input would replace the input. Commands that write many files into a folder check this
+/// before writing any.
+pub fn ensure_folder_holds_no_input(dir: &Path, inputs: &[&Path]) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        ensure_output_is_not_an_input(&entry.path(), inputs)?;
+    }
+    Ok(())
+}
+
 /// Whether `a` and `b` are one file, or two files with the same bytes (a copy).
 pub fn same_or_copy(a: &Path, b: &Path) -> bool {
     match (std::fs::metadata(a), std::fs::metadata(b)) {

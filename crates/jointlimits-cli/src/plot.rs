@@ -211,6 +211,10 @@ pub fn run(request: &PlotRequest) -> Result<()> {
     }
     std::fs::create_dir_all(request.out)
         .with_context(|| format!("cannot create the folder {}", request.out.display()))?;
+    let inputs: Vec<&Path> = std::iter::once(request.limits)
+        .chain(request.clips.iter().map(PathBuf::as_path))
+        .collect();
+    inputs::ensure_folder_holds_no_input(request.out, &inputs)?;
     let named: Vec<(String, &Motion)> = match &clips {
         Some(clips) => clips
             .paths

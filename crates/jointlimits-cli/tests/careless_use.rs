@@ -578,3 +578,57 @@ fn an_output_that_is_an_input_is_refused() {
     assert!(before == after, "an input was changed");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `export-images` and `plot` write many files into a folder, each through any link already
+/// there: a link in the folder to one of the command's inputs would have the input replaced.
+#[test]
+fn a_folder_holding_a_link_to_an_input_is_refused() {
+    let Some(clip) = fixture("cmu_mb2/12_01_walk.bvh") else {
+        return;
+    };
+    let dir = scratch("folder-link");
+    let limits = dir.join("tables.json");
+    let limits_s = limits.to_str().unwrap();
+    let fit = jointlimits(&[
+        "fit",
+        &clip,
+        "-o",
+        limits_s,
+        "--shape",
+        "table",
+        "--resolution",
+        "16",
+    ]);
+    assert!(fit.status.success(), "{}", stderr(&fit));
+    let before = std::fs::read(&limits).unwrap();
+    for (args, folder, link) in [
+        (
+            vec!["export-images", limits_s, "-o"],
+            "images",
+            "LeftArm.allowed.png",
+        ),
+        (
+            vec!["plot", limits_s, "--joint", "LeftArm", "--out"],
+            "pictures",
+            "overview.png",
+        ),
+    ] {
+        let folder = dir.join(folder);
+        std::fs::create_dir_all(&folder).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&limits, folder.join(link)).unwrap();
+        #[cfg(not(unix))]
+        std::fs::hard_link(&limits, folder.join(link)).unwrap();
+        let mut args = args.clone();
+        args.push(folder.to_str().unwrap());
+        let run = jointlimits(&args);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {}", stderr(&run));
+        assert!(stderr(&run).contains("over the input"), "{}", stderr(&run));
+        assert_eq!(
+            std::fs::read(&limits).unwrap(),
+            before,
+            "{args:?} changed the input"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -242,7 +242,7 @@ fn holding_a_share_leaves_a_capture_glitch_out_of_every_kind() {
 }
 
 /// Tables calibrated with one padding for bone directions and another for twists
-/// ([`jointlimits::fit::table_margin`]): fitted on three DAZ clips, judged on `salsa_10`, which
+/// ([`jointlimits::fit::swing_twist_margin`]): fitted on three DAZ clips, judged on `salsa_10`, which
 /// they never saw. Held-out dancing mostly turns the shoulders about themselves further than
 /// the fitted clips did, at directions they reached: the calibration grows the shoulders' twist
 /// ranges more than their caps.

@@ -17,8 +17,8 @@ pub mod outliers;
 pub mod reach_cone;
 pub mod samples;
 pub mod subsample;
+pub mod swing_twist_margin;
 pub mod table;
-pub mod table_margin;
 
 pub use calibrate::{
     JointCalibration, SkeletonFitChoices, fit_calibrated_skeleton_limits, fit_skeleton_limits_with,

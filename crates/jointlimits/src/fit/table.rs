@@ -21,6 +21,7 @@ use std::f32::consts::PI;
 use glam::{Quat, Vec3};
 
 use super::FitError;
+use super::swing_twist_margin::SwingTwistPadding;
 use crate::rotation::swing_and_twist_angle;
 use crate::table::swing_set::{angle, map_around};
 use crate::table::{TableLimit, TableValues};
@@ -39,27 +40,6 @@ pub const DEFAULT_RESOLUTION: u32 = 128;
 struct CellData {
     direction: Vec3,
     twist: TwistRange,
-}
-
-/// Room a fitted table leaves around its data, radians: for bone directions (the radius of the
-/// caps around the data's directions) and for twists (how far each end of the twist envelope
-/// moves out), set apart so a calibration can grow each by what unseen motion needs of it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TablePadding {
-    /// Room for bone directions.
-    pub swing: f64,
-    /// Room for twists.
-    pub twist: f64,
-}
-
-impl TablePadding {
-    /// The same room for directions and twists.
-    pub fn uniform(padding: f64) -> TablePadding {
-        TablePadding {
-            swing: padding,
-            twist: padding,
-        }
-    }
 }
 
 /// A joint's motion gathered per grid cell (module docs, step 1): what a table is fitted from,
@@ -239,7 +219,7 @@ impl TableSamples {
     }
 
     /// The table fitted with `padding`.
-    pub fn table(&self, padding: TablePadding) -> TableLimit {
+    pub fn table(&self, padding: SwingTwistPadding) -> TableLimit {
         let radius = padding.swing.max(0.0) as f32 + self.cap_slack();
         let twist_padding = padding.twist.max(0.0) as f32 + self.cell_diagonal();
         TableLimit::from_fn(self.twist_axis, self.resolution, |vertex| {
@@ -262,7 +242,7 @@ impl TableSamples {
     /// The least padding under which the table would allow the relative rotation `q`, as the
     /// exact caps and envelope say (the table interpolates them between vertices, so its answer
     /// differs within about a cell): `None` for a rotation with no bone direction.
-    pub fn padding_needed(&self, q: Quat) -> Option<TablePadding> {
+    pub fn padding_needed(&self, q: Quat) -> Option<SwingTwistPadding> {
         let (direction, twist) = direction_and_twist(q, self.twist_axis)?;
         let (nearest, min, max) = self.envelope_at(direction);
         // With twist padding `p` the range is `[min − p, max + p]` (its middle when that is
@@ -273,7 +253,7 @@ impl TableSamples {
                 (min - turned).max(turned - max)
             })
             .fold(f32::INFINITY, f32::min);
-        Some(TablePadding {
+        Some(SwingTwistPadding {
             swing: f64::from((nearest - self.cap_slack()).max(0.0)),
             twist: f64::from((twist_needed - self.cell_diagonal()).max(0.0)),
         })
@@ -289,7 +269,7 @@ pub fn fit_table(
     resolution: usize,
 ) -> Result<TableLimit, FitError> {
     Ok(TableSamples::gather(relative, twist_axis, resolution)?
-        .table(TablePadding::uniform(padding)))
+        .table(SwingTwistPadding::uniform(padding)))
 }
 
 /// The bone direction `q·axis` of the relative rotation `q` and its twist about the axis in
@@ -366,7 +346,8 @@ mod tests {
             // Haar-random rotations in either cover, every one of them somewhere outside.
             let q = random.rotation();
             let need = gathered.padding_needed(q).unwrap();
-            let table_at = |swing: f64, twist: f64| gathered.table(TablePadding { swing, twist });
+            let table_at =
+                |swing: f64, twist: f64| gathered.table(SwingTwistPadding { swing, twist });
             let at = |slack: f64| table_at(need.swing + slack, need.twist + slack);
             if !at(0.0).contains(q, &LimitContext::NONE) {
                 // Left out at its own need: by how little, in padding.

@@ -1,4 +1,4 @@
-//! Calibrated table margins, one for bone directions and one for twists.
+//! Calibrated table margins, one for bone directions (swings) and one for twists.
 //!
 //! A table's single padding grows both its caps of directions and its twist ranges. Unseen motion
 //! rarely needs both equally: a held-out dance mostly reuses the directions of the clips fitted
@@ -17,9 +17,29 @@
 //! - of those pairs, the one accepting the fewest random rotations (`s ≤ S` and `t ≤ T`) wins.
 //!
 //! Candidates `S` run over the held-out `s` values from the `P`-quantile to the largest (a
-//! smaller `S` cannot hold the share), thinned to [`CANDIDATES`] evenly spaced ranks.
+//! smaller `S` cannot hold the share), thinned to [`CANDIDATES`] evenly spaced ranks. The search
+//! knows nothing of tables: any limit that is a product of a swing part and a twist part, each
+//! grown by its own padding, can use it.
 
-use super::table::TablePadding;
+/// Room a limit leaves around its data, radians, for swings and for twists apart (a table's caps
+/// of bone directions and its twist envelope); also what a rotation needs of each to be allowed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SwingTwistPadding {
+    /// Room for swings (bone directions).
+    pub swing: f64,
+    /// Room for twists.
+    pub twist: f64,
+}
+
+impl SwingTwistPadding {
+    /// The same room for swings and twists.
+    pub fn uniform(padding: f64) -> SwingTwistPadding {
+        SwingTwistPadding {
+            swing: padding,
+            twist: padding,
+        }
+    }
+}
 
 /// How many swing paddings the search tries at most.
 pub const CANDIDATES: usize = 96;
@@ -27,18 +47,18 @@ pub const CANDIDATES: usize = 96;
 /// The paddings, each at least `base`, under which a share `accept` (in `(0, 1]`) of the
 /// `held_out` frames' needed paddings are held, accepting the fewest of the `random` rotations'
 /// needed paddings (module docs); `None` for no held-out frames.
-pub fn table_paddings(
-    held_out: &[TablePadding],
-    random: &[TablePadding],
+pub fn paddings_holding(
+    held_out: &[SwingTwistPadding],
+    random: &[SwingTwistPadding],
     accept: f64,
     base: f64,
-) -> Option<TablePadding> {
+) -> Option<SwingTwistPadding> {
     let n = held_out.len();
     if n == 0 {
         return None;
     }
     let needed = ((accept * n as f64 - 1e-9).ceil() as usize).clamp(1, n);
-    let mut by_swing: Vec<TablePadding> = held_out.to_vec();
+    let mut by_swing: Vec<SwingTwistPadding> = held_out.to_vec();
     by_swing.sort_by(|a, b| a.swing.total_cmp(&b.swing));
     // The frames with the `j + 1` smallest swing needs hold `needed` of them at the `needed`-th
     // smallest twist need among them: kept as a max-heap of the `needed` smallest so far.
@@ -46,7 +66,7 @@ pub fn table_paddings(
     let mut smallest_twists = std::collections::BinaryHeap::with_capacity(needed + 1);
     let mut next = candidates.iter().peekable();
     let mut pending = false;
-    let mut best: Option<(usize, TablePadding)> = None;
+    let mut best: Option<(usize, SwingTwistPadding)> = None;
     for (j, frame) in by_swing.iter().enumerate() {
         smallest_twists.push(OrderedNeed(frame.twist));
         if smallest_twists.len() > needed {
@@ -65,7 +85,7 @@ pub fn table_paddings(
         let Some(&OrderedNeed(twist)) = smallest_twists.peek() else {
             continue;
         };
-        let padding = TablePadding {
+        let padding = SwingTwistPadding {
             swing: frame.swing.max(base),
             twist: twist.max(base),
         };
@@ -113,12 +133,12 @@ mod tests {
     use super::*;
     use crate::measure::SeededRandom;
 
-    fn need(swing: f64, twist: f64) -> TablePadding {
-        TablePadding { swing, twist }
+    fn need(swing: f64, twist: f64) -> SwingTwistPadding {
+        SwingTwistPadding { swing, twist }
     }
 
     /// The share of `needs` held by `padding`.
-    fn held(needs: &[TablePadding], padding: TablePadding) -> f64 {
+    fn held(needs: &[SwingTwistPadding], padding: SwingTwistPadding) -> f64 {
         needs
             .iter()
             .filter(|r| r.swing <= padding.swing && r.twist <= padding.twist)
@@ -132,7 +152,7 @@ mod tests {
         for case in 0..20 {
             // Held-out needs mostly in twist or mostly in swing, random needs spread wide.
             let twist_heavy = case % 2 == 0;
-            let held_out: Vec<TablePadding> = (0..300)
+            let held_out: Vec<SwingTwistPadding> = (0..300)
                 .map(|_| {
                     let (a, b) = (random.next_unit(), random.next_unit());
                     let (small, large) = (0.05 * a * a, 0.6 * b * b * b);
@@ -143,16 +163,16 @@ mod tests {
                     }
                 })
                 .collect();
-            let random_needs: Vec<TablePadding> = (0..2000)
+            let random_needs: Vec<SwingTwistPadding> = (0..2000)
                 .map(|_| need(2.0 * random.next_unit(), 3.0 * random.next_unit()))
                 .collect();
             let accept = [0.9, 0.99, 1.0][case % 3];
             let base = if case % 4 == 0 { 0.03 } else { 0.0 };
-            let chosen = table_paddings(&held_out, &random_needs, accept, base).unwrap();
+            let chosen = paddings_holding(&held_out, &random_needs, accept, base).unwrap();
             assert!(held(&held_out, chosen) >= accept - 1e-9, "case {case}");
             assert!(chosen.swing >= base && chosen.twist >= base);
             // Every pair of held-out needs as (swing, twist), each at least the base.
-            let cost = |p: TablePadding| held(&random_needs, p);
+            let cost = |p: SwingTwistPadding| held(&random_needs, p);
             let brute = held_out
                 .iter()
                 .flat_map(|a| held_out.iter().map(move |b| need(a.swing, b.twist)))
@@ -172,10 +192,10 @@ mod tests {
 
     #[test]
     fn one_need_or_none() {
-        assert_eq!(table_paddings(&[], &[need(1.0, 1.0)], 0.99, 0.0), None);
-        let one = table_paddings(&[need(0.2, 0.1)], &[], 0.99, 0.0).unwrap();
+        assert_eq!(paddings_holding(&[], &[need(1.0, 1.0)], 0.99, 0.0), None);
+        let one = paddings_holding(&[need(0.2, 0.1)], &[], 0.99, 0.0).unwrap();
         assert_eq!(one, need(0.2, 0.1));
-        let floored = table_paddings(&[need(0.2, 0.1)], &[], 0.99, 0.15).unwrap();
+        let floored = paddings_holding(&[need(0.2, 0.1)], &[], 0.99, 0.15).unwrap();
         assert_eq!(floored, need(0.2, 0.15));
     }
 }
