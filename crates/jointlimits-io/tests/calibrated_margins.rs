@@ -86,6 +86,16 @@ fn neighbourhood_acceptance(
     (held / n, random / n)
 }
 
+/// The skeleton and motions of [`CLIPS`]; `None` (the test skips) without the fixtures.
+fn fixture_motions() -> Option<(jointlimits::Skeleton, Vec<Motion>)> {
+    let mut clips = Vec::new();
+    for name in CLIPS {
+        clips.push(read_bvh_file(&fixture(name)?).unwrap());
+    }
+    let motions = clips.iter().map(|c| c.to_motion()).collect();
+    Some((clips.swap_remove(0).skeleton, motions))
+}
+
 fn random_acceptance(limits: &SkeletonLimits) -> f64 {
     limits
         .joints
@@ -97,13 +107,10 @@ fn random_acceptance(limits: &SkeletonLimits) -> f64 {
 
 #[test]
 fn calibrated_limits_accept_the_share_asked_of_a_clip_they_never_saw() {
-    let mut clips = Vec::new();
-    for name in CLIPS {
-        let Some(path) = fixture(name) else { return };
-        clips.push(read_bvh_file(&path).unwrap());
-    }
-    let skeleton = &clips[0].skeleton;
-    let motions: Vec<Motion> = clips.iter().map(|c| c.to_motion()).collect();
+    let Some((skeleton, motions)) = fixture_motions() else {
+        return;
+    };
+    let skeleton = &skeleton;
     let skip = 5;
     let options = FitOptions {
         space: SpaceKind::Full,
@@ -248,13 +255,10 @@ fn holding_a_share_leaves_a_capture_glitch_out_of_every_kind() {
 /// ranges more than their caps.
 #[test]
 fn calibrated_tables_grow_twist_and_swing_by_what_unseen_motion_needs_of_each() {
-    let mut clips = Vec::new();
-    for name in CLIPS {
-        let Some(path) = fixture(name) else { return };
-        clips.push(read_bvh_file(&path).unwrap());
-    }
-    let skeleton = &clips[0].skeleton;
-    let motions: Vec<Motion> = clips.iter().map(|c| c.to_motion()).collect();
+    let Some((skeleton, motions)) = fixture_motions() else {
+        return;
+    };
+    let skeleton = &skeleton;
     let skip = 5;
     let options = FitOptions {
         shape: ShapeKind::Table(64),

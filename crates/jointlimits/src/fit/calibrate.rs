@@ -379,10 +379,7 @@ fn directed_candidate(
     let Some(limit) = grow(&base) else {
         return Ok(None);
     };
-    if limit.validate().is_err() {
-        return Ok(None);
-    }
-    Ok(Some(calibrated(
+    Ok(valid_candidate(
         joint.name,
         accept,
         limit,
@@ -390,7 +387,7 @@ fn directed_candidate(
         margins,
         fold_fits.len(),
         (inside, held),
-    )))
+    ))
 }
 
 /// Random rotations on which swing and twist margins are chosen (fewer than
@@ -500,10 +497,7 @@ fn table_candidate(
         region: LimitRegion::Table(all.table(padding)),
         ..joint.fit(joint.relative, options)?
     };
-    if limit.validate().is_err() {
-        return Ok(None);
-    }
-    Ok(Some(calibrated(
+    Ok(valid_candidate(
         joint.name,
         accept,
         limit,
@@ -514,7 +508,30 @@ fn table_candidate(
         ],
         folds.len(),
         (inside, held),
-    )))
+    ))
+}
+
+/// [`calibrated`] for a candidate grown beyond what the fit makes, when it passes the checks a
+/// limits file gets (`None` otherwise: the uniform margin stands).
+fn valid_candidate(
+    name: &str,
+    accept: f64,
+    limit: JointLimit,
+    fitted: &FitOptions,
+    directed_margins: Vec<f64>,
+    folds: usize,
+    counts: (usize, usize),
+) -> Option<(JointLimit, JointCalibration)> {
+    limit.validate().ok()?;
+    Some(calibrated(
+        name,
+        accept,
+        limit,
+        fitted,
+        directed_margins,
+        folds,
+        counts,
+    ))
 }
 
 /// A candidate limit with its calibration record: fitted with `fitted`'s padding and hold, grown
