@@ -201,7 +201,7 @@ pub fn print_text(report: &CheckReport, out: &mut impl Write) -> std::io::Result
         let broken: usize = report.joints.iter().map(|j| j.frames_beyond_break).sum();
         writeln!(
             out,
-            "stress: 0 relaxed to 1 at the limit, at each frame's nearest allowed rotation; {broken} joint-frame(s) beyond the break margin"
+            "stress: 0 relaxed to 1 on the boundary of the allowed bone directions, read at the direction of each frame's nearest allowed rotation (a rotation held at its twist limit reads its direction's stress); {broken} joint-frame(s) beyond the break margin"
         )?;
     }
     Ok(())
