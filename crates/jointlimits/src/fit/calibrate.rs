@@ -22,14 +22,16 @@
 //! margin for bone directions and another for twists ([`super::swing_twist_margin`]), likewise
 //! kept when they accept fewer random rotations. (Swing-twist limits, grown the same way, were
 //! 22–29% tighter on the CMU DAZ fixtures but held 98.89% and 98.54% of a left-out clip for
-//! ellipsoids and 13-DOPs, against 99.05% and 98.81% uniform: they keep the uniform margin.) A candidate whose folds reach the share always beats
-//! one whose folds fall short.
+//! ellipsoids and 13-DOPs, against 99.05% and 98.81% uniform: they keep the uniform margin.)
+//! A candidate whose folds reach the share always beats one whose folds fall short.
 
 use glam::{Quat, Vec3};
 
 use super::config::{FitConfig, JointChoice};
 use super::directed_margin;
-use super::limits::{FitLimitsError, FitOptions, JointSamples, fit_each_joint, fit_joint_limit};
+use super::limits::{
+    FitLimitsError, FitOptions, JointSamples, fit_each_joint, fit_joint_limit, held_frames,
+};
 use super::swing_twist_margin::SwingTwistPadding;
 use crate::contract::RotationLimit;
 use crate::measure::tightness::rotation_acceptance;
@@ -306,9 +308,9 @@ fn calibrate_holding(
         folds.len(),
         (inside, held),
     );
-    let directed = match (options.shape, options.space) {
-        (super::ShapeKind::Table(resolution), _) => {
-            table_candidate(joint, options, accept, &folds, resolution as usize)?
+    let directed = match options.shape {
+        super::ShapeKind::Table(resolution) => {
+            table_candidate(joint, options, accept, &folds, resolution as usize)
         }
         _ => directed_candidate(joint, options, accept, &fold_fits)?,
     };
@@ -443,28 +445,23 @@ fn table_candidate(
     accept: f64,
     folds: &[Fold],
     resolution: usize,
-) -> Result<Option<(JointLimit, JointCalibration)>, FitLimitsError> {
+) -> Option<(JointLimit, JointCalibration)> {
     use super::table::TableSamples;
+    // The frames `fit_joint_limit` would fit a table to.
     let samples_of = |clips: &[Vec<Quat>]| -> Option<TableSamples> {
-        let held = if options.hold < 1.0 {
-            super::outliers::hold_share(clips, options.hold)
-        } else {
-            clips.to_vec()
-        };
-        let rotations: Vec<Quat> = held.into_iter().flatten().collect();
+        let rotations: Vec<Quat> = held_frames(clips, options)
+            .iter()
+            .flatten()
+            .copied()
+            .collect();
         TableSamples::gather(&rotations, joint.twist_axis, resolution).ok()
     };
-    let Some(fold_samples) = folds
+    let fold_samples = folds
         .iter()
         .map(|(rest, _)| samples_of(rest))
         .collect::<Option<Vec<_>>>()
-        .filter(|f| !f.is_empty())
-    else {
-        return Ok(None);
-    };
-    let Some(all) = samples_of(joint.relative) else {
-        return Ok(None);
-    };
+        .filter(|f| !f.is_empty())?;
+    let all = samples_of(joint.relative)?;
     let needs: Vec<_> = folds
         .iter()
         .zip(&fold_samples)
@@ -488,16 +485,15 @@ fn table_candidate(
         }
         (inside, held)
     };
-    let Some((padding, inside, held)) =
-        swing_and_twist_paddings(&needs, &random_needs, accept, options.padding, folds_accept)
-    else {
-        return Ok(None);
-    };
+    let (padding, inside, held) =
+        swing_and_twist_paddings(&needs, &random_needs, accept, options.padding, folds_accept)?;
     let limit = JointLimit {
+        joint: joint.name.to_string(),
+        reference: joint.reference,
         region: LimitRegion::Table(all.table(padding)),
-        ..joint.fit(joint.relative, options)?
+        softening: options.softening,
     };
-    Ok(valid_candidate(
+    valid_candidate(
         joint.name,
         accept,
         limit,
@@ -508,7 +504,7 @@ fn table_candidate(
         ],
         folds.len(),
         (inside, held),
-    ))
+    )
 }
 
 /// [`calibrated`] for a candidate grown beyond what the fit makes, when it passes the checks a

@@ -380,15 +380,8 @@ pub fn fit_joint_limit(
     twist_axis: Vec3,
     options: &FitOptions,
 ) -> Result<JointLimit, FitLimitsError> {
-    // Authored kinds leave out the outliers that shrink them most; every other kind the frames
-    // farthest from the joint's robust centre.
-    let held;
-    let relative = if options.hold < 1.0 && !matches!(options.shape, ShapeKind::Authored(_)) {
-        held = super::outliers::hold_share(relative, options.hold);
-        held.as_slice()
-    } else {
-        relative
-    };
+    let held = held_frames(relative, options);
+    let relative: &[Vec<glam::Quat>] = &held;
     let all = relative.iter().flatten();
     if relative.iter().flatten().any(|q| !q.is_finite()) {
         return Err(FitLimitsError::NonFinite {
@@ -475,6 +468,20 @@ pub fn fit_joint_limit(
         region,
         softening: options.softening,
     })
+}
+
+/// The per-clip rotations a fit with `options` fits to: all of them, or for `options.hold < 1`
+/// the share held. Authored kinds leave out the outliers that shrink them most, by their own rule
+/// when fitted; every other kind the frames farthest from the joint's robust centre, here.
+pub(super) fn held_frames<'a>(
+    relative: &'a [Vec<glam::Quat>],
+    options: &FitOptions,
+) -> std::borrow::Cow<'a, [Vec<glam::Quat>]> {
+    if options.hold < 1.0 && !matches!(options.shape, ShapeKind::Authored(_)) {
+        std::borrow::Cow::Owned(super::outliers::hold_share(relative, options.hold))
+    } else {
+        std::borrow::Cow::Borrowed(relative)
+    }
 }
 
 /// `limit` when it passes the checks a limits file gets when read.
