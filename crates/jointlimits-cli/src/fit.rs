@@ -64,6 +64,7 @@ pub fn run(
             );
         }
     }
+    ensure_tables_fit(skeleton, &options, choices)?;
     let motions: Vec<&Motion> = clips.motions.iter().collect();
     let progress = Progress::bar("fitting", skeleton.len().saturating_sub(1) as u64, "joints");
     let step = |name: &str| {
@@ -107,6 +108,31 @@ pub fn run(
         print_calibrations(&calibrations);
     }
     Ok(())
+}
+
+/// Refuses a fit whose tables would not fit in memory (see [`crate::memory`]): every joint with
+/// a limit that is fitted as a table, at the largest resolution any of them gets.
+fn ensure_tables_fit(
+    skeleton: &jointlimits::Skeleton,
+    options: &FitOptions,
+    choices: &SkeletonFitChoices,
+) -> Result<()> {
+    let resolutions: Vec<usize> = skeleton
+        .names_below_root()
+        .into_iter()
+        .filter_map(|name| match &choices.config {
+            Some(config) => Some(config.choice_for(name, options, choices.accept)?.options),
+            None => Some(*options),
+        })
+        .filter_map(|options| match options.shape {
+            ShapeKind::Table(resolution) => Some(resolution as usize),
+            _ => None,
+        })
+        .collect();
+    match resolutions.iter().max() {
+        Some(&largest) => crate::memory::ensure_tables_fit("fit", resolutions.len(), largest),
+        None => Ok(()),
+    }
 }
 
 /// The kinds in `limits` with their space, and how many joints have each when they differ.

@@ -40,8 +40,9 @@ pub fn run(request: &LodRequest) -> Result<()> {
             request.limits.display()
         );
     }
-    if let Some((_, out)) = request.write {
+    if let Some((resolution, out)) = request.write {
         inputs::ensure_output_is_not_an_input(out, &[request.limits])?;
+        crate::memory::ensure_tables_fit("lod", chosen.len(), resolution)?;
     }
     println!(
         "each level against the joint's table on {n} random bone directions and {n} random rotations: how many disagree, and the largest distance from a disagreeing one to the table refusing it (in cells of that level)",

@@ -14,6 +14,7 @@ mod images;
 mod inputs;
 mod inspect;
 mod lod;
+mod memory;
 mod mirror;
 mod plot;
 mod progress;

@@ -50,9 +50,27 @@ pub struct BoundaryChains {
     planes: Vec<ArcPlanes>,
     /// For each vertex, the nearest arc ([`NONE`] when there is no boundary).
     hints: Vec<u32>,
-    /// For each cell, the arcs a correction starts from: the distinct hints of the vertices
-    /// within one vertex of its corners, nearest its centre first, up to [`CELL_HINTS`].
-    cell_hints: Vec<[u32; CELL_HINTS]>,
+    /// For each cell, the arcs a correction starts from ([`CellHints`]).
+    cell_hints: CellHints,
+}
+
+/// For each cell, the arcs a correction starts from: the distinct hints of the vertices within
+/// one vertex of its corners, nearest its centre first, up to [`CELL_HINTS`]. Stored one cell
+/// after another (most cells have one or two, a tenth of the fixed slots' memory).
+#[derive(Clone, Debug, PartialEq, Default)]
+struct CellHints {
+    /// Where each cell's arcs start in `arcs`, and at the end their count (`n² + 1` entries).
+    starts: Vec<u32>,
+    /// The cells' arcs, one cell after another.
+    arcs: Vec<u32>,
+}
+
+impl CellHints {
+    /// The starting arcs of cell `cell`, nearest its centre first.
+    #[inline]
+    fn of(&self, cell: usize) -> &[u32] {
+        &self.arcs[self.starts[cell] as usize..self.starts[cell + 1] as usize]
+    }
 }
 
 /// The most arcs a cell's walks remember having looked at (later ones are walked again, which
@@ -245,7 +263,7 @@ impl BoundaryChains {
             arcs_at_point,
             planes,
             hints: Vec::new(),
-            cell_hints: Vec::new(),
+            cell_hints: CellHints::default(),
         };
         chains.hints = chains.propagate_hints(map, n, &cell_arcs);
         chains.cell_hints = chains.gather_cell_hints(map, n);
@@ -304,42 +322,58 @@ impl BoundaryChains {
             + size_of_val(self.arcs_at_point.as_slice())
             + size_of_val(self.planes.as_slice())
             + size_of_val(self.hints.as_slice())
-            + size_of_val(self.cell_hints.as_slice())
+            + size_of_val(self.cell_hints.starts.as_slice())
+            + size_of_val(self.cell_hints.arcs.as_slice())
     }
 
     /// Each cell's starting arcs: a query inside a cell can be nearest an arc that none of its
     /// corners is nearest (where a medial line of the region passes through the cell), so the
     /// hints of the ring of vertices around the cell join its corners'.
-    fn gather_cell_hints(&self, map: &OctahedralMap, n: usize) -> Vec<[u32; CELL_HINTS]> {
+    fn gather_cell_hints(&self, map: &OctahedralMap, n: usize) -> CellHints {
+        use rayon::prelude::*;
         let side = n + 1;
-        let mut out = Vec::with_capacity(n * n);
-        let mut seen: Vec<(f32, u32)> = Vec::with_capacity(16);
-        for row in 0..n {
-            for column in 0..n {
-                let centre = map.to_sphere(
-                    (VertexGrid::vertex_position(n, column, row)
-                        + VertexGrid::vertex_position(n, column + 1, row + 1))
-                        * 0.5,
-                );
-                seen.clear();
-                for r in row.saturating_sub(1)..=(row + 2).min(n) {
-                    for c in column.saturating_sub(1)..=(column + 2).min(n) {
-                        let hint = self.hints[r * side + c];
-                        if hint != NONE && !seen.iter().any(|&(_, h)| h == hint) {
-                            let distance = 1.0 - self.nearest_on_arc(centre, hint).cosine;
-                            seen.push((distance, hint));
+        let rows: Vec<(Vec<u32>, Vec<u32>)> = (0..n)
+            .into_par_iter()
+            .map(|row| {
+                let (mut counts, mut arcs) = (Vec::with_capacity(n), Vec::new());
+                let mut seen: Vec<(f32, u32)> = Vec::with_capacity(16);
+                for column in 0..n {
+                    let centre = map.to_sphere(
+                        (VertexGrid::vertex_position(n, column, row)
+                            + VertexGrid::vertex_position(n, column + 1, row + 1))
+                            * 0.5,
+                    );
+                    seen.clear();
+                    for r in row.saturating_sub(1)..=(row + 2).min(n) {
+                        for c in column.saturating_sub(1)..=(column + 2).min(n) {
+                            let hint = self.hints[r * side + c];
+                            if hint != NONE && !seen.iter().any(|&(_, h)| h == hint) {
+                                let distance = 1.0 - self.nearest_on_arc(centre, hint).cosine;
+                                seen.push((distance, hint));
+                            }
                         }
                     }
+                    seen.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    seen.truncate(CELL_HINTS);
+                    counts.push(seen.len() as u32);
+                    arcs.extend(seen.iter().map(|&(_, hint)| hint));
                 }
-                seen.sort_by(|a, b| a.0.total_cmp(&b.0));
-                let mut hints = [NONE; CELL_HINTS];
-                for (slot, &(_, hint)) in hints.iter_mut().zip(&seen) {
-                    *slot = hint;
-                }
-                out.push(hints);
+                (counts, arcs)
+            })
+            .collect();
+        let mut hints = CellHints {
+            starts: Vec::with_capacity(n * n + 1),
+            arcs: Vec::with_capacity(rows.iter().map(|(_, arcs)| arcs.len()).sum()),
+        };
+        hints.starts.push(0);
+        for (counts, arcs) in rows {
+            for count in counts {
+                let last = hints.starts[hints.starts.len() - 1];
+                hints.starts.push(last + count);
             }
+            hints.arcs.extend(arcs);
         }
-        out
+        hints
     }
 
     /// The cosine between the unit `direction` and its nearest point on arc `arc` (larger is
@@ -445,16 +479,12 @@ impl BoundaryChains {
     /// of boundary), so only separate stretches cost a walk each.
     #[inline]
     pub fn nearest_from_cell(&self, direction: Vec3, cell: usize) -> Option<ArcPoint> {
+        let hints = self.cell_hints.of(cell);
         let mut starts = [(f32::NEG_INFINITY, NONE); CELL_HINTS];
-        let mut count = 0;
-        for hint in self.cell_hints[cell] {
-            if hint == NONE {
-                break;
-            }
-            starts[count] = (self.cosine_to_arc(direction, hint), hint);
-            count += 1;
+        for (start, &hint) in starts.iter_mut().zip(hints) {
+            *start = (self.cosine_to_arc(direction, hint), hint);
         }
-        let starts = &mut starts[..count];
+        let starts = &mut starts[..hints.len()];
         starts.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
         let mut visited = [NONE; VISITED];
         let mut visits = 0;

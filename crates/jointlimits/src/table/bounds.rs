@@ -130,40 +130,37 @@ pub fn cell_stretch(map: &OctahedralMap, n: usize, column: usize, row: usize) ->
 /// cell (row-major).
 type MapGeometry = (Arc<Vec<f32>>, Arc<Vec<f32>>);
 
-/// Grids up to this many cells per side keep their geometry for the next table on the same map
-/// (a quarter of a megabyte each at 256²).
-const REMEMBERED_RESOLUTION: usize = 256;
+/// How many grid sizes keep their geometry (at most 32 MB at the largest resolution).
+const REMEMBERED_SIZES: usize = 4;
 
-/// How many maps and grid sizes keep their geometry: the bone axes of a skeleton's tables.
-const REMEMBERED_MAPS: usize = 64;
-
-/// The per-cell stretch and bending bounds of an `n`-cell grid on `map`, computed once per map
-/// and size in a process (for grids up to [`REMEMBERED_RESOLUTION`]): they depend on the map's
-/// geometry alone, and calibrating a table's margin refits it on one map many times (they were
-/// a quarter of `compare --accept`'s time).
-fn map_geometry(map: &OctahedralMap, n: usize) -> MapGeometry {
+/// The per-cell stretch and bending bounds of an `n`-cell grid, computed once per size in a
+/// process. They depend on the map's geometry alone, which is the same for every axis: a map
+/// is one rotation of the map about `+z`, and rotating the sphere changes neither lengths nor
+/// curvature (the rounding of a rotated basis, about 1e-7, lies far inside the bounds'
+/// margins). So every table of a skeleton, and every refit of a table while its margin is
+/// calibrated, shares one copy.
+fn map_geometry(n: usize) -> MapGeometry {
     use rayon::prelude::*;
-    type Key = (usize, [u32; 9]);
-    static REMEMBERED: Mutex<Vec<(Key, MapGeometry)>> = Mutex::new(Vec::new());
-    let key: Key = (n, map.basis.to_cols_array().map(f32::to_bits));
-    let remember = n <= REMEMBERED_RESOLUTION;
-    if remember
-        && let Ok(remembered) = REMEMBERED.lock()
-        && let Some((_, geometry)) = remembered.iter().find(|(k, _)| *k == key)
+    static REMEMBERED: Mutex<Vec<(usize, MapGeometry)>> = Mutex::new(Vec::new());
+    if let Ok(remembered) = REMEMBERED.lock()
+        && let Some((_, geometry)) = remembered.iter().find(|(size, _)| *size == n)
     {
         return geometry.clone();
     }
+    let map = OctahedralMap {
+        basis: glam::Mat3::IDENTITY,
+    };
     let stretch: Vec<f32> = (0..n * n)
         .into_par_iter()
-        .map(|index| cell_stretch(map, n, index % n, index / n))
+        .map(|index| cell_stretch(&map, n, index % n, index / n))
         .collect();
     let bending = symmetric_grid(n, |column, row| cell_bending(n, column, row));
     let geometry = (Arc::new(stretch), Arc::new(bending));
-    if remember && let Ok(mut remembered) = REMEMBERED.lock() {
-        if remembered.len() >= REMEMBERED_MAPS {
+    if let Ok(mut remembered) = REMEMBERED.lock() {
+        if remembered.len() >= REMEMBERED_SIZES {
             remembered.remove(0);
         }
-        remembered.push((key, geometry.clone()));
+        remembered.push((n, geometry.clone()));
     }
     geometry
 }
@@ -496,7 +493,7 @@ impl BoundPyramid {
             levels.push((up, parents.clone()));
             (side, below) = (up, parents);
         }
-        let (cell_stretch, cell_bending) = map_geometry(grids.map, n);
+        let (cell_stretch, cell_bending) = map_geometry(n);
         let side = n + 1;
         let vertex_directions = (0..side * side)
             .into_par_iter()

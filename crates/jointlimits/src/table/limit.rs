@@ -1,7 +1,7 @@
 //! A lookup table as a joint limit: which directions the bone may point in, and per direction
 //! the twist range, stress and break margin, all read from a grid over the sphere.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
@@ -115,8 +115,9 @@ pub struct TableLimit {
     break_margin: VertexGrid,
     /// Where the global search in the combined metric starts from.
     seeds: Seeds,
-    /// Bounds over blocks of cells, which prove the global search's answer or find a nearer one.
-    bounds: BoundPyramid,
+    /// Bounds over blocks of cells, which prove the global search's answer or find a nearer one;
+    /// built on the first search that needs them.
+    bounds: LazyBounds,
     /// The signed distance and twist limits side by side, for lookups reading all three; shared
     /// with lane tests ([`crate::batch::SurelyInside`]) without copying.
     packed: Arc<PackedGrid>,
@@ -129,6 +130,28 @@ pub struct TableLimit {
 /// equal whether or not either is prepared.
 #[derive(Clone, Default)]
 struct PreparedCells(Option<(Arc<InsideCells>, Vec3)>);
+
+/// A table's bound pyramid, built from the table's grids the first time a search needs it: a
+/// quarter of a table's memory and a third of the time to build one, which fitting, baking and
+/// inside tests never use. Derived from the table alone, so it takes no part in equality.
+#[derive(Clone, Default)]
+struct LazyBounds(OnceLock<Arc<BoundPyramid>>);
+
+impl PartialEq for LazyBounds {
+    fn eq(&self, _: &LazyBounds) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for LazyBounds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "built"
+        } else {
+            "not built"
+        })
+    }
+}
 
 impl PartialEq for PreparedCells {
     fn eq(&self, _: &PreparedCells) -> bool {
@@ -224,7 +247,7 @@ impl TableLimit {
             stress,
             break_margin,
             seeds: Seeds::default(),
-            bounds: BoundPyramid::default(),
+            bounds: LazyBounds::default(),
             packed: Arc::default(),
             inside_cells: PreparedCells::default(),
         };
@@ -234,7 +257,6 @@ impl TableLimit {
             &table.twist_max,
         ));
         table.seeds = table.spread_seeds();
-        table.bounds = BoundPyramid::new(table.table_grids());
         table
     }
 
@@ -243,8 +265,11 @@ impl TableLimit {
     /// rotations from one or two loads instead of measuring and interpolating. Answers do not
     /// change.
     /// Worth it for a table asked about many times (a running character, a crowd, `check` on
-    /// long clips); it takes a fraction of a second at 128² and about a hundred kilobytes.
+    /// long clips); it takes a fraction of a second at 128² and about a hundred kilobytes. It
+    /// also builds the bound pyramid of the stateless correction, which the first correction
+    /// would otherwise build, so no later call pays for it.
     pub fn prepare(&mut self) {
+        self.bounds();
         if self.inside_cells.0.is_none() {
             let cells = self.prove_cells(Quat::IDENTITY);
             self.inside_cells = PreparedCells(Some((Arc::new(cells), self.twist_axis)));
@@ -321,7 +346,8 @@ impl TableLimit {
     }
 
     /// The bytes the table holds in memory: five grids of `(N + 1)²` values, the boundary
-    /// chains and the per-cell hints.
+    /// chains, the per-cell hints and the bound pyramid of the stateless search (built here if
+    /// no search has built it yet).
     pub fn memory_bytes(&self) -> usize {
         self.grids()
             .iter()
@@ -329,8 +355,15 @@ impl TableLimit {
             .sum::<usize>()
             + self.swing.chains().memory_bytes()
             + self.seeds.memory_bytes()
-            + self.bounds.memory_bytes()
+            + self.bounds().memory_bytes()
             + self.packed.memory_bytes()
+    }
+
+    /// The bound pyramid of the table's cells, built on first use.
+    fn bounds(&self) -> &BoundPyramid {
+        self.bounds
+            .0
+            .get_or_init(|| Arc::new(BoundPyramid::new(self.table_grids())))
     }
 
     /// The grids the bounded search reads.
@@ -591,7 +624,7 @@ impl TableLimit {
             };
             let grids = self.table_grids();
             if self
-                .bounds
+                .bounds()
                 .improve(grids, direction, twist, &mut best, tolerance)
             {
                 // The search settles on the corners of small parts of cells; the answer is
