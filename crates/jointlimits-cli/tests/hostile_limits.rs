@@ -267,6 +267,34 @@ fn hull_vertex_lists_never_panic() {
 }
 
 #[test]
+fn a_nan_or_infinity_written_as_a_word_is_named_with_its_joint_and_field() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_mb2/12_01_walk.bvh") else {
+        return;
+    };
+    let clip = clip.to_str().unwrap();
+    let dir = scratch("words");
+    let mut limits = fitted(&dir, clip, &[]);
+    // A marker number, replaced in the text by what Python's json.dump writes for NaN and ∞.
+    limits["joints"][0]["region"]["shape"]["semi_axes"][1] = json!(123.25);
+    let text = serde_json::to_string_pretty(&limits).unwrap();
+    for word in ["NaN", "Infinity", "-Infinity", "nan"] {
+        let path = dir.join("hostile.json");
+        std::fs::write(&path, text.replace("123.25", word)).unwrap();
+        let output = jointlimits(&["check", path.to_str().unwrap(), clip]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{word}: {stderr}");
+        for needle in [
+            "hostile.json",
+            "joint \"LHipJoint\": region.shape.semi_axes[1]",
+            &format!("{word} is not a number"),
+        ] {
+            assert!(stderr.contains(needle), "{needle:?} missing from {stderr}");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn fit_refuses_options_it_cannot_honour() {
     let Some(clip) = jointlimits_testdata::fixture("cmu_mb2/12_01_walk.bvh") else {
         return;

@@ -57,6 +57,59 @@ fn json_error(name: &str, error: serde_json::Error) -> LimitsFileError {
     }
 }
 
+/// Words some writers put where JSON has no number (Python's `json.dump` of a NaN or an
+/// infinity, JavaScript's `String(NaN)`), lowest case.
+const NOT_NUMBERS: [&str; 4] = ["nan", "infinity", "-infinity", "inf"];
+
+/// A syntax error, named by the field where it lies (the path the reader had reached) and, where
+/// the text there is a NaN or an infinity written as a word, saying so: JSON has no such
+/// numbers, and "expected value" alone leaves a user to guess. Such a word is read as 0 to
+/// find the name of the joint it belongs to.
+fn syntax_error(name: &str, text: &str, error: serde_json::Error) -> LimitsFileError {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let place = serde_path_to_error::deserialize::<_, serde_json::Value>(&mut deserializer)
+        .err()
+        .map(|located| located.path().to_string())
+        .filter(|path| path != "." && path != "?");
+    // Where the error lies, as a byte offset (serde_json counts columns in bytes), moved back
+    // to the start of the word there (`nan` fails as `null` at its second letter).
+    let in_word = |c: char| c.is_ascii_alphanumeric() || c == '-';
+    let at = text
+        .split_inclusive('\n')
+        .take(error.line().saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>()
+        + error.column().saturating_sub(1);
+    let before = text.get(..at.min(text.len())).unwrap_or("");
+    let offset = before.trim_end_matches(in_word).len();
+    let word: String = text
+        .get(offset..)
+        .unwrap_or("")
+        .chars()
+        .take_while(|&c| in_word(c))
+        .collect();
+    let not_a_number = NOT_NUMBERS.contains(&word.to_ascii_lowercase().as_str());
+    let message = if not_a_number {
+        format!("{word} is not a number JSON can hold: write a finite number")
+    } else {
+        serde_message(&error)
+    };
+    let read_as_zero = || format!("{}0{}", &text[..offset], &text[offset + word.len()..]);
+    let located = match place {
+        Some(path) => match joint_field(&read_as_zero(), &path).filter(|_| not_a_number) {
+            Some((joint, field)) => format!("joint {joint:?}: {field}: {message}"),
+            None => format!("{path}: {message}"),
+        },
+        None => message,
+    };
+    LimitsFileError::Json {
+        name: name.to_string(),
+        line: error.line(),
+        column: error.column(),
+        message: located,
+    }
+}
+
 /// serde_json's message without its ` at line L column C` (the error says where itself).
 fn serde_message(error: &serde_json::Error) -> String {
     error
@@ -104,7 +157,7 @@ fn joint_field(text: &str, path: &str) -> Option<(String, String)> {
 /// The format name and version are checked before the rest, so a newer file gets a version error
 /// rather than a confusing field error.
 pub fn parse_limits(text: &str, name: &str) -> Result<SkeletonLimits, LimitsFileError> {
-    let header: Header = serde_json::from_str(text).map_err(|e| json_error(name, e))?;
+    let header: Header = serde_json::from_str(text).map_err(|e| syntax_error(name, text, e))?;
     let invalid = |source| LimitsFileError::Invalid {
         name: name.to_string(),
         source,
