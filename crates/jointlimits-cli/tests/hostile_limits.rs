@@ -267,7 +267,7 @@ fn hull_vertex_lists_never_panic() {
 }
 
 #[test]
-fn a_nan_or_infinity_written_as_a_word_is_named_with_its_joint_and_field() {
+fn a_nan_or_infinity_written_as_a_word_or_out_of_range_is_named_with_its_joint_and_field() {
     let Some(clip) = jointlimits_testdata::fixture("cmu_mb2/12_01_walk.bvh") else {
         return;
     };
@@ -277,7 +277,14 @@ fn a_nan_or_infinity_written_as_a_word_is_named_with_its_joint_and_field() {
     // A marker number, replaced in the text by what Python's json.dump writes for NaN and ∞.
     limits["joints"][0]["region"]["shape"]["semi_axes"][1] = json!(123.25);
     let text = serde_json::to_string_pretty(&limits).unwrap();
-    for word in ["NaN", "Infinity", "-Infinity", "nan"] {
+    let cases = [
+        ("NaN", "NaN is not a number"),
+        ("Infinity", "Infinity is not a number"),
+        ("-Infinity", "-Infinity is not a number"),
+        ("nan", "nan is not a number"),
+        ("1e999", "number out of range"),
+    ];
+    for (word, says) in cases {
         let path = dir.join("hostile.json");
         std::fs::write(&path, text.replace("123.25", word)).unwrap();
         let output = jointlimits(&["check", path.to_str().unwrap(), clip]);
@@ -286,7 +293,7 @@ fn a_nan_or_infinity_written_as_a_word_is_named_with_its_joint_and_field() {
         for needle in [
             "hostile.json",
             "joint \"LHipJoint\": region.shape.semi_axes[1]",
-            &format!("{word} is not a number"),
+            says,
         ] {
             assert!(stderr.contains(needle), "{needle:?} missing from {stderr}");
         }

@@ -61,42 +61,58 @@ fn json_error(name: &str, error: serde_json::Error) -> LimitsFileError {
 /// infinity, JavaScript's `String(NaN)`), lowest case.
 const NOT_NUMBERS: [&str; 4] = ["nan", "infinity", "-infinity", "inf"];
 
+/// The token (a word or a number) at or just before line `line`, column `column` (1-based;
+/// serde_json counts columns in bytes) of `text`, as a byte range: `nan` fails as `null` at its
+/// second letter, and a number out of range is reported at its end.
+fn token_at(text: &str, line: usize, column: usize) -> std::ops::Range<usize> {
+    let in_token = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.');
+    let at = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum::<usize>()
+        + column.saturating_sub(1);
+    let at = at.min(text.len());
+    let (Some(before), Some(after)) = (text.get(..at), text.get(at..)) else {
+        return at..at;
+    };
+    let start = before.trim_end_matches(in_token).len();
+    let end = at + (after.len() - after.trim_start_matches(in_token).len());
+    start..end
+}
+
+/// The joint and field of `path` (see [`joint_field`]) in `text`, or where JSON cannot read
+/// `text` (a NaN word, a number out of range), in `text` with the token `token` read as 0.
+fn joint_field_reading_zero(
+    text: &str,
+    path: &str,
+    token: std::ops::Range<usize>,
+) -> Option<(String, String)> {
+    joint_field(text, path).or_else(|| {
+        let patched = format!("{}0{}", text.get(..token.start)?, text.get(token.end..)?);
+        joint_field(&patched, path)
+    })
+}
+
 /// A syntax error, named by the field where it lies (the path the reader had reached) and, where
 /// the text there is a NaN or an infinity written as a word, saying so: JSON has no such
-/// numbers, and "expected value" alone leaves a user to guess. Such a word is read as 0 to
-/// find the name of the joint it belongs to.
+/// numbers, and "expected value" alone leaves a user to guess.
 fn syntax_error(name: &str, text: &str, error: serde_json::Error) -> LimitsFileError {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let place = serde_path_to_error::deserialize::<_, serde_json::Value>(&mut deserializer)
         .err()
         .map(|located| located.path().to_string())
         .filter(|path| path != "." && path != "?");
-    // Where the error lies, as a byte offset (serde_json counts columns in bytes), moved back
-    // to the start of the word there (`nan` fails as `null` at its second letter).
-    let in_word = |c: char| c.is_ascii_alphanumeric() || c == '-';
-    let at = text
-        .split_inclusive('\n')
-        .take(error.line().saturating_sub(1))
-        .map(str::len)
-        .sum::<usize>()
-        + error.column().saturating_sub(1);
-    let before = text.get(..at.min(text.len())).unwrap_or("");
-    let offset = before.trim_end_matches(in_word).len();
-    let word: String = text
-        .get(offset..)
-        .unwrap_or("")
-        .chars()
-        .take_while(|&c| in_word(c))
-        .collect();
+    let token = token_at(text, error.line(), error.column());
+    let word = text.get(token.clone()).unwrap_or("");
     let not_a_number = NOT_NUMBERS.contains(&word.to_ascii_lowercase().as_str());
     let message = if not_a_number {
         format!("{word} is not a number JSON can hold: write a finite number")
     } else {
         serde_message(&error)
     };
-    let read_as_zero = || format!("{}0{}", &text[..offset], &text[offset + word.len()..]);
     let located = match place {
-        Some(path) => match joint_field(&read_as_zero(), &path).filter(|_| not_a_number) {
+        Some(path) => match joint_field_reading_zero(text, &path, token).filter(|_| not_a_number) {
             Some((joint, field)) => format!("joint {joint:?}: {field}: {message}"),
             None => format!("{path}: {message}"),
         },
@@ -129,7 +145,8 @@ fn field_error(
 ) -> LimitsFileError {
     let path = error.path().to_string();
     let inner = error.into_inner();
-    let place = match joint_field(text, &path) {
+    let token = token_at(text, inner.line(), inner.column());
+    let place = match joint_field_reading_zero(text, &path, token) {
         Some((joint, field)) if field.is_empty() => format!("joint {joint:?}"),
         Some((joint, field)) => format!("joint {joint:?}: {field}"),
         None => path,
@@ -205,4 +222,29 @@ pub fn write_limits_file(path: &Path, limits: &SkeletonLimits) -> Result<(), Lim
         path: path.to_path_buf(),
         source,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_word_or_number_json_cannot_read_never_panics_the_reader_wherever_it_lies() {
+        // Names with letters of two and three bytes before and after every insertion point.
+        let text = r#"{"format": "jointlimits", "version": 1, "joints": [{"joint": "Ωmega→", "reference": [0, 0, 0, 1]}], "note": "é"}"#;
+        for at in (0..=text.len()).filter(|&at| text.is_char_boundary(at)) {
+            for word in ["NaN", "nan", "-Infinity", "1e999", "é"] {
+                let hostile = format!("{}{word}{}", &text[..at], &text[at..]);
+                assert!(parse_limits(&hostile, "hostile.json").is_err(), "{hostile}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_token_at_an_error_spans_the_whole_word_or_number() {
+        let text = "[1,\n nan, 1e999]";
+        assert_eq!(&text[token_at(text, 2, 3)], "nan");
+        assert_eq!(&text[token_at(text, 2, 12)], "1e999");
+        assert_eq!(token_at(text, 9, 99), text.len()..text.len());
+    }
 }
