@@ -6,8 +6,10 @@
 //! answer measured and interpolated; `table/inside_lanes`: the same through the
 //! lane test the crowd and `limit_many` use (32 at a time). `project/table/per_call`: the full
 //! projection (`nearest`, quaternion to quaternion) on 4,096 inputs of which half are allowed
-//! and half are Haar-random rotations (nearly all outside). `project/table/batched`:
-//! `JointLimit::limit_many` on the same inputs.
+//! and half are Haar-random rotations (nearly all outside). `project/table/per_call_near`: the
+//! same on 4,096 fitted rotations each turned by up to 0.1 rad (natural motion a little off
+//! the data; the share outside is printed). `project/table/batched`: `JointLimit::limit_many`
+//! on the mixed inputs.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{Quat, Vec3};
@@ -104,6 +106,25 @@ fn table_benches(c: &mut Criterion) {
         b.iter(|| {
             mixed
                 .iter()
+                .map(|&q| table.nearest(black_box(q), &none).relative.w)
+                .sum::<f32>()
+        })
+    });
+    // Natural motion a little outside: every fitted sample turned by up to 0.1 rad.
+    let near: Vec<Quat> = (0..4096)
+        .map(|i| {
+            let turn = random.direction() * 0.1 * random.next_unit() as f32;
+            Quat::from_scaled_axis(turn) * samples[(i * 7) % samples.len()]
+        })
+        .collect();
+    let outside = near.iter().filter(|&&q| !table.contains(q, &none)).count();
+    eprintln!(
+        "project/table/per_call_near: {:.0}% of the inputs outside",
+        100.0 * outside as f64 / near.len() as f64
+    );
+    group.bench_function("per_call_near", |b| {
+        b.iter(|| {
+            near.iter()
                 .map(|&q| table.nearest(black_box(q), &none).relative.w)
                 .sum::<f32>()
         })
