@@ -37,7 +37,7 @@ pub fn run(request: &BakeRequest) -> Result<()> {
     let mut limits = inputs::read_limits(request.limits, USAGE)?;
     inputs::ensure_output_is_not_an_input(request.out, &[request.limits])?;
     let chosen = inputs::chosen_joints(&limits, request.joints)?;
-    crate::memory::ensure_tables_fit("bake", chosen.len(), request.resolution)?;
+    crate::memory::ensure_tables_fit("bake", &vec![request.resolution; chosen.len()])?;
     let axes = crate::bones::bone_axes(&limits, None);
     let progress = Progress::bar("baking", chosen.len() as u64, "joints");
     let mut rows = Vec::with_capacity(chosen.len());

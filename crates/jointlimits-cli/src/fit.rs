@@ -129,10 +129,7 @@ fn ensure_tables_fit(
             _ => None,
         })
         .collect();
-    match resolutions.iter().max() {
-        Some(&largest) => crate::memory::ensure_tables_fit("fit", resolutions.len(), largest),
-        None => Ok(()),
-    }
+    crate::memory::ensure_tables_fit("fit", &resolutions)
 }
 
 /// The kinds in `limits` with their space, and how many joints have each when they differ.

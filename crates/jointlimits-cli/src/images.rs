@@ -100,9 +100,20 @@ pub fn import(limits_path: &Path, dir: &Path, out: &Path, joints: &[String]) -> 
         let joint = limits.joints[index].joint.clone();
         let first = dir.join(image_file_name(&joint, Channel::Allowed));
         if !first.exists() {
-            if !joints.is_empty() {
+            // The joint's other images, painted and then left behind, would be lost in silence.
+            let others: Vec<String> = Channel::ALL
+                .into_iter()
+                .map(|channel| image_file_name(&joint, channel))
+                .filter(|name| dir.join(name).exists())
+                .collect();
+            if !joints.is_empty() || !others.is_empty() {
+                let found = if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (found {})", others.join(", "))
+                };
                 bail!(
-                    "no images for joint {joint:?}: {} is missing",
+                    "no table for joint {joint:?}: {} is missing{found}; every channel's image is needed",
                     first.display()
                 );
             }

@@ -15,6 +15,7 @@ const LISTED_DIFFERENCES: usize = 8;
 /// Reads the limits file at `path`; when it fails because the file is a BVH clip, says that the
 /// arguments are in the wrong order and how `usage` expects them.
 pub fn read_limits(path: &Path, usage: &str) -> Result<SkeletonLimits> {
+    crate::memory::ensure_file_tables_fit(path)?;
     read_limits_file(path).map_err(|error| {
         if starts_with_word(path, "HIERARCHY") {
             anyhow::anyhow!(

@@ -42,7 +42,7 @@ pub fn run(request: &LodRequest) -> Result<()> {
     }
     if let Some((resolution, out)) = request.write {
         inputs::ensure_output_is_not_an_input(out, &[request.limits])?;
-        crate::memory::ensure_tables_fit("lod", chosen.len(), resolution)?;
+        crate::memory::ensure_tables_fit("lod", &vec![resolution; chosen.len()])?;
     }
     println!(
         "each level against the joint's table on {n} random bone directions and {n} random rotations: how many disagree, and the largest distance from a disagreeing one to the table refusing it (in cells of that level)",
@@ -76,6 +76,13 @@ pub fn run(request: &LodRequest) -> Result<()> {
             let LimitRegion::Table(table) = &limits.joints[index].region else {
                 unreachable!("filtered to tables")
             };
+            if resolution > table.resolution() {
+                eprintln!(
+                    "warning: joint {:?}: {resolution}×{resolution} is finer than its table ({n}×{n}); the resampled table holds no more detail and takes more memory",
+                    limits.joints[index].joint,
+                    n = table.resolution()
+                );
+            }
             let level = table.resampled(resolution);
             jointlimits::RotationLimit::validate(&level).map_err(|e| {
                 anyhow::anyhow!(

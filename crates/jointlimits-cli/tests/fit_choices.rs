@@ -257,6 +257,36 @@ fn a_configuration_that_excludes_everything_or_is_the_output_is_refused() {
     );
 }
 
+/// A hinge allows no turn off its axis, so calibrating it to accept unseen frames is refused,
+/// from the command line and from a rule, instead of widening it past a full turn.
+#[test]
+fn calibrating_a_hinge_is_refused() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("fit-hinge-accept");
+    let out = dir.join("never.json");
+    let config = dir.join("hinge.toml");
+    std::fs::write(
+        &config,
+        "[defaults]\naccept = 0.99\n\n[[joints]]\nmatch = \"?Shin\"\nshape = \"hinge\"\n",
+    )
+    .unwrap();
+    for args in [
+        vec!["--shape", "hinge", "--accept", "0.99"],
+        vec!["--config", config.to_str().unwrap()],
+    ] {
+        let output = fit_to(&clip, &out, &args);
+        let message = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
+        assert!(
+            message.contains("a hinge allows no turn off its axis"),
+            "{args:?}: {message}"
+        );
+        assert!(!out.exists(), "{args:?}: nothing is written");
+    }
+}
+
 /// `jointlimits fit CLIP -o OUT ARGS...`.
 fn fit_to(clip: &std::path::Path, out: &std::path::Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["fit", clip.to_str().unwrap(), "-o", out.to_str().unwrap()];

@@ -247,6 +247,24 @@ fn exported_images_import_back_bit_for_bit_and_painting_them_changes_the_limits(
         stderr(&output)
     );
     assert!(!refused.exists());
+
+    // A joint's painted images left without their allowed image are not dropped in silence.
+    std::fs::remove_file(&allowed).unwrap();
+    let output = jointlimits(&[
+        "import-images",
+        &path(&baked),
+        &path(&images),
+        "-o",
+        &path(&refused),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("joint.allowed.png is missing")
+            && stderr(&output).contains("joint.twist_min.png"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!refused.exists());
 }
 
 #[test]

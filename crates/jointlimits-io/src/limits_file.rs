@@ -169,11 +169,15 @@ fn joint_field(text: &str, path: &str) -> Option<(String, String)> {
     Some((joint, field.trim_start_matches('.').to_string()))
 }
 
-/// Parses and validates limits from JSON text; `name` labels errors.
+/// Parses and validates limits from JSON text (a leading byte-order mark is skipped); `name`
+/// labels errors.
 ///
 /// The format name and version are checked before the rest, so a newer file gets a version error
 /// rather than a confusing field error.
 pub fn parse_limits(text: &str, name: &str) -> Result<SkeletonLimits, LimitsFileError> {
+    // A byte-order mark, which some editors on Windows write, is not JSON but says nothing
+    // wrong about the text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let header: Header = serde_json::from_str(text).map_err(|e| syntax_error(name, text, e))?;
     let invalid = |source| LimitsFileError::Invalid {
         name: name.to_string(),
@@ -185,11 +189,8 @@ pub fn parse_limits(text: &str, name: &str) -> Result<SkeletonLimits, LimitsFile
     }
     match header.version {
         Some(FORMAT_VERSION) => {}
-        found => {
-            return Err(invalid(LimitsError::UnsupportedVersion {
-                found: found.unwrap_or(0),
-            }));
-        }
+        None => return Err(invalid(LimitsError::NoVersion)),
+        Some(found) => return Err(invalid(LimitsError::UnsupportedVersion { found })),
     }
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let limits: SkeletonLimits = serde_path_to_error::deserialize(&mut deserializer)
@@ -238,6 +239,18 @@ mod tests {
                 assert!(parse_limits(&hostile, "hostile.json").is_err(), "{hostile}");
             }
         }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_a_missing_version_is_named() {
+        let text = serde_json::to_string(&SkeletonLimits::new(Vec::new(), None)).unwrap();
+        assert!(parse_limits(&format!("\u{feff}{text}"), "bom.json").is_ok());
+        let unversioned = text.replace(&format!("\"version\":{FORMAT_VERSION},"), "");
+        assert_ne!(unversioned, text);
+        let error = parse_limits(&unversioned, "old.json")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("old.json: no `version` field"), "{error}");
     }
 
     #[test]

@@ -64,6 +64,11 @@ pub enum LimitsError {
         /// The format found.
         found: String,
     },
+    /// The file says no version.
+    #[error(
+        "no `version` field (this build reads version {FORMAT_VERSION}, written as \"version\": {FORMAT_VERSION})"
+    )]
+    NoVersion,
     /// The version is not one this library reads.
     #[error("unsupported limits file version {found} (this build reads version {FORMAT_VERSION})")]
     UnsupportedVersion {

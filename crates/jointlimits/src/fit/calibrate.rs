@@ -669,6 +669,22 @@ pub fn fit_skeleton_limits_with(
                     ),
                 })
             }
+            Some(_)
+                if matches!(
+                    choice.options.shape,
+                    super::ShapeKind::Authored(super::authored::AuthoredShape::Hinge)
+                ) =>
+            {
+                // A hinge allows no turn off its axis, and captured frames always have some:
+                // no padding of its angle range makes it accept a share of unseen frames.
+                Err(FitLimitsError::Option {
+                    option: "accept",
+                    problem: format!(
+                        "joint {:?}: a hinge allows no turn off its axis, so no margin makes it accept a share of unseen frames; give it a padding instead (in a --config rule, `accept = 0` turns calibration off), or calibrate a cone or spherical-ellipse",
+                        joint.name
+                    ),
+                })
+            }
             Some(accept) => fit_calibrated_joint_limit(
                 joint.name,
                 joint.reference,
