@@ -177,9 +177,10 @@ pub trait RotationLimit {
     }
 
     /// The twists about the unit `axis` with which the bone may point along the unit
-    /// `direction`, as runs, when the kind stores them (tables, about their own bone axis: the
-    /// direction's twist range, a whole turn where it spans one, none where the direction is
-    /// not allowed); `None` otherwise, and measurements try the twists one by one.
+    /// `direction`, as runs, when the kind can tell directly (tables, about their own bone axis:
+    /// the direction's twist range, a whole turn where it spans one, none where the direction is
+    /// not allowed; reach cones: none where the direction lies clearly outside the cone);
+    /// `None` otherwise, and measurements try the twists one by one.
     fn twists_along(
         &self,
         _axis: glam::Vec3,

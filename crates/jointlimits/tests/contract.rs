@@ -542,3 +542,36 @@ fn softened_answers_stay_within_the_radius_in_every_kind_metric() {
         }
     }
 }
+
+/// Where a kind answers directly that no twist lets the bone point along a direction, the inside
+/// test allows no rotation pointing there: on Haar-random rotations, the adversarial families,
+/// and rotations a hair off the boundary (where the inside test's tolerances decide).
+#[test]
+fn directions_said_to_allow_no_twist_hold_no_allowed_rotation() {
+    let mut rng = Rng(0x7157);
+    for region in examples() {
+        let Some(axis) = region.bone_axis() else {
+            continue;
+        };
+        let label = region.label();
+        let mut probes = inputs(&region, &mut rng, 2000);
+        for q in inputs(&region, &mut rng, 200) {
+            let boundary = region.nearest(q, &NONE).relative;
+            for size in [1e-6, 1e-5, 2e-5, 1e-4, 1e-3] {
+                probes.push(boundary * Quat::from_axis_angle(rng.direction().as_vec3(), size));
+            }
+        }
+        for q in probes {
+            let direction = (q * axis).normalize();
+            if region
+                .twists_along(axis, direction)
+                .is_some_and(|runs| runs.is_empty())
+            {
+                assert!(
+                    !region.contains(q, &NONE),
+                    "{label}: {q} is allowed, pointing along {direction}, where no twist is"
+                );
+            }
+        }
+    }
+}

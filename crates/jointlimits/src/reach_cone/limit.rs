@@ -276,6 +276,24 @@ impl RotationLimit for ReachConeLimit {
             .then(|| self.cone.contains(direction))
     }
 
+    /// About the cone's own axis, no twist where the direction lies clearly outside the cone
+    /// (farther from it than twice the tolerance: the inside test allows a rotation within the
+    /// tolerance of the cone and its twist limits) and the swing is well short of 180° (nearer,
+    /// a rotation also splits with its direction turned about the axis, which the inside test
+    /// tries). Elsewhere `None`: the inside test decides twist by twist. So measurements and
+    /// pictures spend no search on the directions no twist reaches, most of the sphere.
+    fn twists_along(&self, axis: Vec3, direction: Vec3) -> Option<Vec<TwistRange>> {
+        /// `cos 160°`: swings beyond are left to the inside test (it settles from 168°).
+        const WELL_SHORT_OF_HALF_TURN: f32 = -0.94;
+        if !crate::direction_twist::same_axis(axis, self.twist_axis)
+            || direction.dot(self.twist_axis) < WELL_SHORT_OF_HALF_TURN
+        {
+            return None;
+        }
+        let apart = direction_twist::angle(direction, self.cone.project(direction));
+        (apart > 2.0 * BOUNDARY_TOLERANCE).then(Vec::new)
+    }
+
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let (twist, direction) = self.measure(relative);
