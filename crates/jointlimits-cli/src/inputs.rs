@@ -16,16 +16,23 @@ const LISTED_DIFFERENCES: usize = 8;
 /// arguments are in the wrong order and how `usage` expects them.
 pub fn read_limits(path: &Path, usage: &str) -> Result<SkeletonLimits> {
     crate::memory::ensure_file_tables_fit(path)?;
-    read_limits_file(path).map_err(|error| {
+    let limits = read_limits_file(path).map_err(|error| {
         if starts_with_word(path, "HIERARCHY") {
             anyhow::anyhow!(
                 "{} is a BVH clip, not a limits file: the limits file comes first ({usage})",
                 path.display()
             )
         } else {
-            error.into()
+            anyhow::Error::from(error)
         }
-    })
+    })?;
+    if limits.joints.is_empty() {
+        eprintln!(
+            "warning: {} holds no joint limits: every rotation passes",
+            path.display()
+        );
+    }
+    Ok(limits)
 }
 
 /// Reads the clips at `paths`; when one fails because it is a limits file, says that the
