@@ -7,6 +7,7 @@
 //! clip (tightness, optimality, continuity, cost) are taken on limits fitted to every clip.
 
 use anyhow::{Result, bail};
+use jointlimits::fit::authored::AuthoredShape;
 use jointlimits::fit::{
     FitOptions, ShapeKind, fit_calibrated_skeleton_limits, fit_skeleton_limits,
 };
@@ -145,8 +146,8 @@ fn folds(clips: &[Motion], holdout: &[Motion]) -> (Vec<Fold>, String) {
 }
 
 /// Fits `options` to `clips` (with margins calibrated to accept the share `accept` of unseen
-/// frames when given, by cross-validation over `clips` alone), restricted to the joints in
-/// `only` (all when empty).
+/// frames when given, by cross-validation over `clips` alone, for every kind but the hinge),
+/// restricted to the joints in `only` (all when empty).
 fn fit(
     skeleton: &Skeleton,
     clips: &[Motion],
@@ -155,7 +156,10 @@ fn fit(
     only: &[String],
 ) -> Result<SkeletonLimits> {
     let refs: Vec<&Motion> = clips.iter().collect();
-    let mut limits = match accept {
+    // A hinge allows no turn off its axis: no margin makes it accept a share of unseen frames,
+    // and the fit refuses to calibrate one. Its row is fitted with the padding alone.
+    let hinge = matches!(options.shape, ShapeKind::Authored(AuthoredShape::Hinge));
+    let mut limits = match accept.filter(|_| !hinge) {
         Some(share) => fit_calibrated_skeleton_limits(skeleton, &refs, options, share, &|_| {})?.0,
         None => fit_skeleton_limits(skeleton, &refs, options, &|_| {})?,
     };
