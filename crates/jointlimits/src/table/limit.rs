@@ -113,8 +113,8 @@ pub struct TableLimit {
     twist_max: VertexGrid,
     stress: VertexGrid,
     break_margin: VertexGrid,
-    /// Where the global search in the combined metric starts from.
-    seeds: Seeds,
+    /// Where the global search in the combined metric starts from; spread on the first search.
+    seeds: LazySeeds,
     /// Bounds over blocks of cells, which prove the global search's answer or find a nearer one;
     /// built on the first search that needs them.
     bounds: LazyBounds,
@@ -130,6 +130,28 @@ pub struct TableLimit {
 /// equal whether or not either is prepared.
 #[derive(Clone, Default)]
 struct PreparedCells(Option<(Arc<InsideCells>, Vec3)>);
+
+/// A table's seeds of the global search, spread the first time a search needs them (they
+/// follow the boundary chains, which are built then too). Derived from the table alone, so they
+/// take no part in equality.
+#[derive(Clone, Default)]
+struct LazySeeds(OnceLock<Seeds>);
+
+impl PartialEq for LazySeeds {
+    fn eq(&self, _: &LazySeeds) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for LazySeeds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "spread"
+        } else {
+            "not spread"
+        })
+    }
+}
 
 /// A table's bound pyramid, built from the table's grids the first time a search needs it: a
 /// quarter of a table's memory and a third of the time to build one, which fitting, baking and
@@ -246,7 +268,7 @@ impl TableLimit {
             twist_max,
             stress,
             break_margin,
-            seeds: Seeds::default(),
+            seeds: LazySeeds::default(),
             bounds: LazyBounds::default(),
             packed: Arc::default(),
             inside_cells: PreparedCells::default(),
@@ -256,7 +278,6 @@ impl TableLimit {
             &table.twist_min,
             &table.twist_max,
         ));
-        table.seeds = table.spread_seeds();
         table
     }
 
@@ -269,6 +290,7 @@ impl TableLimit {
     /// also builds the bound pyramid of the stateless correction, which the first correction
     /// would otherwise build, so no later call pays for it.
     pub fn prepare(&mut self) {
+        self.seeds();
         self.bounds();
         if self.inside_cells.0.is_none() {
             let cells = self.prove_cells(Quat::IDENTITY);
@@ -354,9 +376,14 @@ impl TableLimit {
             .map(|g| std::mem::size_of_val(g.values.as_slice()))
             .sum::<usize>()
             + self.swing.chains().memory_bytes()
-            + self.seeds.memory_bytes()
+            + self.seeds().memory_bytes()
             + self.bounds().memory_bytes()
             + self.packed.memory_bytes()
+    }
+
+    /// The seeds of the global search, spread on first use.
+    fn seeds(&self) -> &Seeds {
+        self.seeds.0.get_or_init(|| self.spread_seeds())
     }
 
     /// The bound pyramid of the table's cells, built on first use.
@@ -592,7 +619,7 @@ impl TableLimit {
         let (from, arc, turned) = if global {
             // The nearest direction with its twist clamped, unless a seed (another island, a
             // wider twist range, the other turn) is nearer in the sum already.
-            match self.seeds.best(direction, twist) {
+            match self.seeds().best(direction, twist) {
                 Some(best) if best.cost < at_start => {
                     let there = self.twist_range_at(self.swing.map.to_square(best.direction));
                     (best.direction, best.arc, there.measure(twist).turned)

@@ -41,8 +41,31 @@ pub struct SwingSet {
     pub map: OctahedralMap,
     /// Signed angular distance to the boundary at the vertices, radians (negative inside).
     pub distance: VertexGrid,
-    /// The boundary as chains of arcs, with a hint per vertex.
-    chains: BoundaryChains,
+    /// The boundary as chains of arcs, with a hint per vertex: built by the first correction
+    /// that needs them (the inside test reads the signed distance alone), so that reading a
+    /// file of tables and testing rotations against them costs no boundary tracing.
+    chains: LazyChains,
+}
+
+/// The boundary chains, built on first use. Derived from the signed distance alone, so they
+/// take no part in equality.
+#[derive(Clone, Default)]
+struct LazyChains(std::sync::OnceLock<BoundaryChains>);
+
+impl PartialEq for LazyChains {
+    fn eq(&self, _: &LazyChains) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for LazyChains {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "built"
+        } else {
+            "not built"
+        })
+    }
 }
 
 pub(crate) use crate::direction_twist::angle;
@@ -72,20 +95,21 @@ impl SwingSet {
 
     /// The set whose signed distance has the vertex values `distance` over `map`'s square. Values
     /// on the square's folded edges (one direction twice) are averaged with their partners so the
-    /// two agree; then the boundary chains and hints are built.
+    /// two agree; the boundary chains and hints are built when first needed.
     pub fn new(map: OctahedralMap, mut distance: VertexGrid) -> SwingSet {
         fold_consistent(&mut distance);
-        let chains = BoundaryChains::new(&map, &distance);
         SwingSet {
             map,
             distance,
-            chains,
+            chains: LazyChains::default(),
         }
     }
 
-    /// The boundary chains.
+    /// The boundary chains, built on first use.
     pub fn chains(&self) -> &BoundaryChains {
-        &self.chains
+        self.chains
+            .0
+            .get_or_init(|| BoundaryChains::new(&self.map, &self.distance))
     }
 
     /// The interpolated signed angular distance at `direction` (negative inside).
@@ -149,7 +173,7 @@ impl SwingSet {
     #[inline]
     pub fn nearest_from_with_arc(&self, direction: Vec3, seed: Vec2) -> (Vec3, Option<u32>) {
         let cell = cell_of(self.distance.resolution, seed);
-        let Some(on_arc) = self.chains.nearest_from_cell(direction, cell) else {
+        let Some(on_arc) = self.chains().nearest_from_cell(direction, cell) else {
             // No boundary: every vertex is outside, nothing is allowed. (Validation refuses
             // such tables; answer the input rather than invent a direction.)
             return (direction, None);
@@ -165,7 +189,7 @@ impl SwingSet {
         if self.contains(direction) {
             return (direction, arc);
         }
-        let on_arc = self.chains.walk_near(direction, arc);
+        let on_arc = self.chains().walk_near(direction, arc);
         (self.landed(direction, on_arc.point), on_arc.arc)
     }
 
