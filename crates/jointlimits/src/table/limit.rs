@@ -1,13 +1,14 @@
 //! A lookup table as a joint limit: which directions the bone may point in, and per direction
 //! the twist range, stress and break margin, all read from a grid over the sphere.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use super::bounds::{BoundPyramid, Found, TableGrids};
 use super::channels::Channel;
+use super::derived::Derived;
 use super::grid::VertexGrid;
 use super::packed::{Lookup, PackedGrid};
 use super::record::TableRecord;
@@ -113,11 +114,13 @@ pub struct TableLimit {
     twist_max: VertexGrid,
     stress: VertexGrid,
     break_margin: VertexGrid,
-    /// Where the global search in the combined metric starts from; spread on the first search.
-    seeds: LazySeeds,
+    /// Where the global search in the combined metric starts from; spread on the first search
+    /// (they follow the boundary chains, which are traced then too).
+    seeds: Derived<Seeds>,
     /// Bounds over blocks of cells, which prove the global search's answer or find a nearer one;
-    /// built on the first search that needs them.
-    bounds: LazyBounds,
+    /// built on the first search that needs them (a quarter of a table's memory, and a third
+    /// of the time to build one).
+    bounds: Derived<Arc<BoundPyramid>>,
     /// The signed distance and twist limits side by side, for lookups reading all three; shared
     /// with lane tests ([`crate::batch::SurelyInside`]) without copying.
     packed: Arc<PackedGrid>,
@@ -130,50 +133,6 @@ pub struct TableLimit {
 /// equal whether or not either is prepared.
 #[derive(Clone, Default)]
 struct PreparedCells(Option<(Arc<InsideCells>, Vec3)>);
-
-/// A table's seeds of the global search, spread the first time a search needs them (they
-/// follow the boundary chains, which are built then too). Derived from the table alone, so they
-/// take no part in equality.
-#[derive(Clone, Default)]
-struct LazySeeds(OnceLock<Seeds>);
-
-impl PartialEq for LazySeeds {
-    fn eq(&self, _: &LazySeeds) -> bool {
-        true
-    }
-}
-
-impl std::fmt::Debug for LazySeeds {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.get().is_some() {
-            "spread"
-        } else {
-            "not spread"
-        })
-    }
-}
-
-/// A table's bound pyramid, built from the table's grids the first time a search needs it: a
-/// quarter of a table's memory and a third of the time to build one, which fitting, baking and
-/// inside tests never use. Derived from the table alone, so it takes no part in equality.
-#[derive(Clone, Default)]
-struct LazyBounds(OnceLock<Arc<BoundPyramid>>);
-
-impl PartialEq for LazyBounds {
-    fn eq(&self, _: &LazyBounds) -> bool {
-        true
-    }
-}
-
-impl std::fmt::Debug for LazyBounds {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.get().is_some() {
-            "built"
-        } else {
-            "not built"
-        })
-    }
-}
 
 impl PartialEq for PreparedCells {
     fn eq(&self, _: &PreparedCells) -> bool {
@@ -268,8 +227,8 @@ impl TableLimit {
             twist_max,
             stress,
             break_margin,
-            seeds: LazySeeds::default(),
-            bounds: LazyBounds::default(),
+            seeds: Derived::new(),
+            bounds: Derived::new(),
             packed: Arc::default(),
             inside_cells: PreparedCells::default(),
         };
@@ -383,14 +342,13 @@ impl TableLimit {
 
     /// The seeds of the global search, spread on first use.
     fn seeds(&self) -> &Seeds {
-        self.seeds.0.get_or_init(|| self.spread_seeds())
+        self.seeds.get_or_build(|| self.spread_seeds())
     }
 
     /// The bound pyramid of the table's cells, built on first use.
     fn bounds(&self) -> &BoundPyramid {
         self.bounds
-            .0
-            .get_or_init(|| Arc::new(BoundPyramid::new(self.table_grids())))
+            .get_or_build(|| Arc::new(BoundPyramid::new(self.table_grids())))
     }
 
     /// The grids the bounded search reads.

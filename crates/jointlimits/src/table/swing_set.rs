@@ -17,6 +17,7 @@ use std::f32::consts::TAU;
 use glam::{Vec2, Vec3};
 
 use super::boundary::{BoundaryChains, cell_of};
+use super::derived::Derived;
 use super::grid::VertexGrid;
 use super::octahedral::{OctahedralMap, wrapped};
 use crate::region::swing_basis;
@@ -44,28 +45,7 @@ pub struct SwingSet {
     /// The boundary as chains of arcs, with a hint per vertex: built by the first correction
     /// that needs them (the inside test reads the signed distance alone), so that reading a
     /// file of tables and testing rotations against them costs no boundary tracing.
-    chains: LazyChains,
-}
-
-/// The boundary chains, built on first use. Derived from the signed distance alone, so they
-/// take no part in equality.
-#[derive(Clone, Default)]
-struct LazyChains(std::sync::OnceLock<BoundaryChains>);
-
-impl PartialEq for LazyChains {
-    fn eq(&self, _: &LazyChains) -> bool {
-        true
-    }
-}
-
-impl std::fmt::Debug for LazyChains {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.get().is_some() {
-            "built"
-        } else {
-            "not built"
-        })
-    }
+    chains: Derived<BoundaryChains>,
 }
 
 pub(crate) use crate::direction_twist::angle;
@@ -101,15 +81,14 @@ impl SwingSet {
         SwingSet {
             map,
             distance,
-            chains: LazyChains::default(),
+            chains: Derived::new(),
         }
     }
 
     /// The boundary chains, built on first use.
     pub fn chains(&self) -> &BoundaryChains {
         self.chains
-            .0
-            .get_or_init(|| BoundaryChains::new(&self.map, &self.distance))
+            .get_or_build(|| BoundaryChains::new(&self.map, &self.distance))
     }
 
     /// The interpolated signed angular distance at `direction` (negative inside).
