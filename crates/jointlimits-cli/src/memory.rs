@@ -58,10 +58,10 @@ pub fn ensure_tables_fit(what: &str, resolutions: &[usize]) -> Result<()> {
     if needed > available {
         let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
         let largest = resolutions.iter().copied().max().unwrap_or(0);
-        let fitting = (1..=largest)
-            .rev()
-            .find(|&r| tables_bytes(resolutions.iter().map(|&own| own.min(r))) <= available)
-            .unwrap_or(0);
+        // The memory grows with the resolution: the largest that fits, by bisection.
+        let fits =
+            |r: &usize| tables_bytes(resolutions.iter().map(|&own| own.min(*r))) <= available;
+        let fitting = (1..=largest).collect::<Vec<_>>().partition_point(fits);
         bail!(
             "{what}: {} table(s) of up to {largest}×{largest} cells need about {:.1} GiB of memory and {:.1} GiB is available; use a lower resolution (at most about {fitting} here) or fewer joints",
             resolutions.len(),
