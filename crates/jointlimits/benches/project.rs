@@ -12,7 +12,8 @@
 //! allowed, answered from two loads).
 //! `project_far/full/{kdop13,hull}` (and `project_far_one_at_a_time/...`) take inputs 1.8–2.8
 //! data radii from the centre, all outside, where a polytope's projection sees the most faces.
-//! `project/reach_cone` is a reach cone with swing-dependent twist fitted to the same walk.
+//! `project/reach_cone` is a reach cone with swing-dependent twist fitted to the same walk (and
+//! `prepared_one_at_a_time/reach_cone`, `prepared_inside_one_at_a_time/reach_cone` prepared).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{DVec3, Quat, Vec3};
@@ -237,6 +238,28 @@ fn projection(c: &mut Criterion) {
     bench_one_at_a_time(c, "project_one_at_a_time", "reach_cone", &limit, &queries);
     let inside = inside_only(&limit, &queries);
     bench_one_at_a_time(c, "inside_one_at_a_time", "reach_cone", &limit, &inside);
+    let prepared = PreparedLimit::new(limit.clone());
+    let cells = prepared.inside_cells().expect("reach cones have cells");
+    let proven = inside.iter().filter(|&&q| cells.surely_allowed(q)).count();
+    eprintln!(
+        "prepared/reach_cone: {proven} of {} allowed inputs in proven cells ({} kB)",
+        inside.len(),
+        cells.memory_bytes() / 1000
+    );
+    bench_prepared(
+        c,
+        "prepared_one_at_a_time",
+        "reach_cone",
+        &prepared,
+        &queries,
+    );
+    bench_prepared(
+        c,
+        "prepared_inside_one_at_a_time",
+        "reach_cone",
+        &prepared,
+        &inside,
+    );
 }
 
 /// The allowed ones of `queries` (about half): what a limit sees most of the time at runtime.

@@ -15,7 +15,7 @@ use crate::rotation_cells::InsideCells;
 /// joint limit's, bit for bit.
 ///
 /// Cells are proven for full-space and swing-twist shapes (box, oriented box, ellipsoid, k-DOP,
-/// hull) and lookup tables; other kinds answer as they are. Preparing takes a fraction of a second to a
+/// hull), reach cones and lookup tables; other kinds answer as they are. Preparing takes a fraction of a second to a
 /// second per joint on two cores and up to about a megabyte: worth it for a limit asked about
 /// many times (a running character, `check` on long clips).
 ///
@@ -59,6 +59,7 @@ impl PreparedLimit {
             LimitRegion::Full(full) => Some(full.prove_cells(to_relative)),
             LimitRegion::SwingTwist(limit) => Some(limit.prove_cells(to_relative)),
             LimitRegion::Table(table) => Some(table.prove_cells(to_relative)),
+            LimitRegion::ReachCone(cone) => Some(cone.prove_cells(to_relative)),
             _ => None,
         };
         PreparedLimit {
@@ -106,11 +107,12 @@ mod tests {
     use super::*;
     use crate::RotationLimit;
     use crate::measure::SeededRandom;
+    use crate::reach_cone::ReachConeLimit;
     use crate::region::{FullLimit, SwingTwistLimit};
     use crate::table::TableLimit;
 
-    /// Every full-space and swing-twist example shape and example table, measured from a tilted
-    /// reference.
+    /// Every full-space and swing-twist example shape, example reach cone and example table,
+    /// measured from a tilted reference.
     fn limits() -> Vec<JointLimit> {
         let reference = Quat::from_euler(glam::EulerRot::XYZ, 0.4, -0.9, 1.3);
         let full = FullLimit::examples().into_iter().map(LimitRegion::Full);
@@ -118,7 +120,11 @@ mod tests {
             .into_iter()
             .map(LimitRegion::SwingTwist);
         let tables = TableLimit::examples().into_iter().map(LimitRegion::Table);
+        let cones = ReachConeLimit::examples()
+            .into_iter()
+            .map(LimitRegion::ReachCone);
         full.chain(swing_twist)
+            .chain(cones)
             .chain(tables)
             .map(|region| JointLimit {
                 joint: "joint".into(),
@@ -151,6 +157,7 @@ mod tests {
                     }
                 }
             }
+            probes.extend(adversarial(&limit, &mut random));
             let label = limit.region.label();
             for q in probes {
                 let exact = limit.contains(q);
@@ -171,5 +178,41 @@ mod tests {
                 "{label}: only {share:.3} of allowed probes proven"
             );
         }
+    }
+
+    /// Local rotations that swing the bone a hair either side of 180° or twist it past ±π and
+    /// ±2π, and rotations a hair from the boundary (1e-6 to 1e-3 rad), in both covers: where a
+    /// cell proof's bounds are tightest.
+    fn adversarial(limit: &JointLimit, random: &mut SeededRandom) -> Vec<Quat> {
+        let axis = limit.region.bone_axis().unwrap_or(glam::Vec3::Y);
+        let mut relative = Vec::new();
+        for _ in 0..40 {
+            let across = axis.cross(random.direction()).normalize();
+            for e in [-1e-3, -1e-5, 0.0, 1e-5, 1e-3] {
+                for twist in [0.0, 0.3, -2.0, std::f32::consts::PI] {
+                    relative.push(
+                        Quat::from_axis_angle(across, std::f32::consts::PI + e)
+                            * Quat::from_axis_angle(axis, twist),
+                    );
+                }
+            }
+            let small = Quat::from_axis_angle(across, 0.4 * random.next_unit() as f32);
+            for base in [1.0f32, -1.0, 2.0, -2.0] {
+                for e in [-1e-3, -1e-6, 0.0, 1e-6, 1e-3] {
+                    let angle = base * std::f32::consts::PI + e;
+                    relative.push(small * Quat::from_axis_angle(axis, angle));
+                }
+            }
+        }
+        let mut local: Vec<Quat> = relative.iter().map(|&r| limit.reference * r).collect();
+        for _ in 0..400 {
+            let boundary = limit.limit(random.rotation());
+            for size in [1e-6, 1e-5, 1e-4, 1e-3] {
+                local.push(boundary * Quat::from_axis_angle(random.direction(), size));
+            }
+        }
+        let negated: Vec<Quat> = local.iter().map(|&q| -q).collect();
+        local.extend(negated);
+        local
     }
 }

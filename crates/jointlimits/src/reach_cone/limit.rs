@@ -48,6 +48,38 @@ impl ReachConeLimit {
         direction_twist::measure(self.twist_axis, relative)
     }
 
+    /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
+    /// ([`crate::rotation_cells`]; `to_relative` unit).
+    ///
+    /// A cell's rotations lie within its radius `θ` of its centre's, so they point the axis
+    /// within `θ` of the centre's direction `d` (turning by `θ` moves any vector by at most
+    /// `θ`). The cell is allowed when every direction that near lies inside one slice of the
+    /// cone ([`ReachCone::limits_around`]) and the cell's twists lie, on one turn, within the
+    /// limits there narrowed by how far they can change over that distance; it is refused when
+    /// every such direction lies beyond the slice's edge. Cells across a slice plane are left
+    /// to the exact test (finer cells settle most of them).
+    pub fn prove_cells(&self, to_relative: Quat) -> crate::rotation_cells::InsideCells {
+        use crate::rotation_cells::{
+            InsideCells, MARGIN, Standing, TwistBounds, holds_on_one_turn,
+        };
+        let twists = TwistBounds::new(to_relative, self.twist_axis);
+        InsideCells::prove(|cell| {
+            let (_, direction) = self.measure(to_relative * cell.centre);
+            let slice = self.cone.slice_of(direction);
+            let stray = cell.radius + MARGIN;
+            if let Some((range, change)) = self.cone.limits_around(direction, slice, stray) {
+                let held = [range.min + change, range.max - change];
+                if holds_on_one_turn(held, twists.of(cell)) {
+                    return Standing::Allowed;
+                }
+            } else if self.cone.surely_outside_slice(direction, slice, stray) {
+                // Only an efficiency: no finer cell of it could be proven either.
+                return Standing::Refused;
+            }
+            Standing::Open
+        })
+    }
+
     /// The stateless nearest once the twist angle, the axis direction `q·axis` and its slice
     /// are known.
     #[inline(always)]

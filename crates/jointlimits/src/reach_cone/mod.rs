@@ -132,6 +132,9 @@ struct Slice {
     edge: Vec3,
     /// `|Pᵢ × Pᵢ₊₁|`, which scales the weight of `V` in the twist interpolation.
     edge_sine: f32,
+    /// `|Sᵢ| + |Sᵢ₊₁| + |Pᵢ × Pᵢ₊₁|`: the most the sum of the raw twist weights changes per
+    /// radian the direction moves.
+    weight_rate: f32,
 }
 
 /// How far (radians) the direction of a rotation rebuilt from a boundary point may land from it:
@@ -307,11 +310,13 @@ impl ReachCone {
             .map(|i| {
                 let (p, next) = (boundary[i], boundary[(i + 1) % n]);
                 let edge = p.cross(next);
+                let (start, end) = (visible.cross(p), visible.cross(next));
                 Slice {
-                    start: visible.cross(p),
-                    end: visible.cross(next),
+                    start,
+                    end,
                     edge: edge.normalize(),
                     edge_sine: edge.length(),
+                    weight_rate: start.length() + end.length() + edge.length(),
                 }
             })
             .collect();
@@ -569,13 +574,8 @@ impl ReachCone {
     /// (the one-at-a-time one) measures within `stray` of `direction` (in slice `slice`) and
     /// `twist`: every direction within `stray` lies in the slice and inside its edge, and
     /// `twist` lies inside the limits interpolated at `direction` by `stray` plus what they can
-    /// change over that distance. The crowd's lane test ([`crate::batch::SurelyInside`])
-    /// passes only such rotations.
-    ///
-    /// `|Sᵢ|, |Sᵢ₊₁| ≤ 1` and `|Bᵢ| = 1`, so a move of `stray` changes each raw weight by at
-    /// most `stray`; the normalised weights, summing to `R`, then change by at most
-    /// `6·stray/(R − 3·stray)` in all, and the interpolated limits by that times half the
-    /// spread of the corners' values.
+    /// change over that distance ([`ReachCone::room_in_slice`]). The crowd's lane test
+    /// ([`crate::batch::SurelyInside`]) passes only such rotations.
     #[inline(always)]
     pub(crate) fn surely_allows(
         &self,
@@ -585,12 +585,74 @@ impl ReachCone {
         stray: f32,
     ) -> bool {
         let record = &self.slices[slice];
+        let within_slice =
+            (record.start.dot(direction) >= stray) & (-record.end.dot(direction) > stray);
+        within_slice
+            && self
+                .room_in_slice(direction, slice, stray)
+                .is_some_and(|change| {
+                    self.twist_limits_in_slice(direction, slice)
+                        .holds_within(twist, stray + change)
+                })
+    }
+
+    /// When every direction within `stray` of `direction` (within 0.1% of unit length, in slice
+    /// `slice`) lies inside the cone, in whichever slices they fall: the twist limits
+    /// interpolated at `direction` and how far the limits can differ from them at any of those
+    /// directions. The slices reached are found by walking across each slice plane that comes
+    /// within `stray` (`|Sᵢ| ≤ 1`, so a plane `Sᵢ·d ≥ stray` from `d` is not crossed); the
+    /// limits are continuous across slice planes, so the change is bounded by the largest of
+    /// the slices' rates ([`ReachCone::room_in_slice`]).
+    pub(crate) fn limits_around(
+        &self,
+        direction: Vec3,
+        slice: usize,
+        stray: f32,
+    ) -> Option<(TwistRange, f32)> {
+        let n = self.boundary.len();
+        let mut change = self.room_in_slice(direction, slice, stray)?;
+        // Past a quarter of the slices the directions surely come near `V`, where the weights
+        // of every slice vanish: no room.
+        let most_steps = (n / 4).max(1);
+        let mut walk = |next: &dyn Fn(usize) -> usize, crosses: &dyn Fn(usize) -> bool| {
+            let mut j = slice;
+            for _ in 0..most_steps {
+                if !crosses(j) {
+                    return Some(());
+                }
+                j = next(j);
+                change = change.max(self.room_in_slice(direction, j, stray)?);
+            }
+            None
+        };
+        walk(&|j| (j + n - 1) % n, &|j| {
+            self.slices[j].start.dot(direction) < stray
+        })?;
+        walk(&|j| (j + 1) % n, &|j| {
+            -self.slices[j].end.dot(direction) <= stray
+        })?;
+        Some((self.twist_limits_in_slice(direction, slice), change))
+    }
+
+    /// When every direction within `stray` of `direction` (within 0.1% of unit length) is on
+    /// `V`'s side of slice `slice`'s edge with room for its weights: a bound on how far the
+    /// limits interpolated in that slice change between two such directions in the slice.
+    ///
+    /// The raw weights `Sᵢ₊₁·d`, `Sᵢ·d`, `(Bᵢ·d)·|Pᵢ × Pᵢ₊₁|` are linear in `d`, so a move of
+    /// `stray` changes each by at most its coefficient's length times `stray`, and their sum `R`
+    /// (taken unclamped, so it is linear too) by at most `ρ·stray`, `ρ` the sum of those lengths;
+    /// the normalised weights then change by at most `2ρ·stray/(R − ρ·stray)` in all, and the
+    /// interpolated limits by that times half the spread of the corners' values.
+    #[inline(always)]
+    fn room_in_slice(&self, direction: Vec3, slice: usize, stray: f32) -> Option<f32> {
+        let record = &self.slices[slice];
         let w_next = record.start.dot(direction);
         let w_this = -record.end.dot(direction);
         let height = record.edge.dot(direction);
         let sum = w_this + w_next + height * record.edge_sine;
-        if !((w_next >= stray) & (w_this > stray) & (height >= stray) & (sum > 6.0 * stray)) {
-            return false;
+        let sum_change = record.weight_rate * stray;
+        if !((height >= stray) & (sum > 2.0 * sum_change)) {
+            return None;
         }
         let next = if slice + 1 == self.boundary.len() {
             0
@@ -611,9 +673,7 @@ impl ReachCone {
                 });
             high - low
         };
-        let change = 3.0 * stray * spread(|r| r.min).max(spread(|r| r.max)) / (sum - 3.0 * stray);
-        self.twist_limits_in_slice(direction, slice)
-            .holds_within(twist, stray + change)
+        Some(sum_change * spread(|r| r.min).max(spread(|r| r.max)) / (sum - sum_change))
     }
 
     /// Whether every direction within `distance` (radians) of `direction` (within 0.1% of unit
