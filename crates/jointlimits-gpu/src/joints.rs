@@ -59,8 +59,8 @@ pub(crate) struct Kernels {
 impl Kernels {
     /// The kernel of each joint: native for full-space and swing-twist boxes and ellipsoids and
     /// full-space k-DOPs and hulls (unsoftened); for other kinds with proven cells
-    /// ([`PreparedLimit`]: swing-twist polytopes, tables, reach cones, softened shapes), the
-    /// cells, proven here (a fraction of a second per joint); the host for the rest.
+    /// ([`PreparedLimit`]: swing-twist polytopes, tables, reach cones, the authored kinds but
+    /// hinges, softened shapes), the cells, proven here (a fraction of a second per joint); the host for the rest.
     pub(crate) fn new(limits: &[Option<JointLimit>]) -> Kernels {
         let mut lookup = Vec::new();
         let kernels = limits

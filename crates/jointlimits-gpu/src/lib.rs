@@ -12,8 +12,8 @@
 //! itself is ill-conditioned (a swing within a few thousandths of a radian of 180°, where the
 //! twist moves by the rounding over `cos(swing/2)`). Every other kind is limited on the host by a
 //! [`jointlimits::Crowd`] of those joints after the frame comes back, so its output is the CPU
-//! crowd's bit for bit; for swing-twist polytopes, reach cones, tables and softened shapes the
-//! kernel first marks the rotations that lie in the joint's proven cells
+//! crowd's bit for bit; for swing-twist polytopes, reach cones, tables, the authored kinds but
+//! hinges and softened shapes the kernel first marks the rotations that lie in the joint's proven cells
 //! ([`jointlimits::rotation_cells`]), which the host keeps with no test, so only the rest cost
 //! host time. Frames travel through host-visible buffers kept from frame to frame, copied in
 //! pieces on rayon's current pool.

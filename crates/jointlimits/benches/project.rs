@@ -14,9 +14,12 @@
 //! data radii from the centre, all outside, where a polytope's projection sees the most faces.
 //! `project/reach_cone` is a reach cone with swing-dependent twist fitted to the same walk (and
 //! `prepared_one_at_a_time/reach_cone`, `prepared_inside_one_at_a_time/reach_cone` prepared).
+//! `inside_one_at_a_time/authored/<kind>` and `prepared_inside_one_at_a_time/authored/<kind>`
+//! are the Euler, cone and spherical-ellipse limits fitted to the walk, on allowed inputs.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{DVec3, Quat, Vec3};
+use jointlimits::fit::authored::AuthoredShape;
 use jointlimits::fit::{FitOptions, ShapeKind, fit_joint_limit};
 use jointlimits::prepared::PreparedLimit;
 use jointlimits::rotation::{from_scaled_angle_axis, unroll};
@@ -260,6 +263,32 @@ fn projection(c: &mut Criterion) {
         &prepared,
         &inside,
     );
+    // The authored kinds engines use, on allowed inputs, as they are and prepared.
+    for (name, shape) in [
+        ("euler", AuthoredShape::Euler(None)),
+        ("cone", AuthoredShape::Cone),
+        ("spherical_ellipse", AuthoredShape::SphericalEllipse),
+    ] {
+        let limit = limit_for(SpaceKind::SwingTwist, ShapeKind::Authored(shape), &walk);
+        let (queries, _) = half_outside_inputs(&limit, &walk, 4096);
+        let inside = inside_only(&limit, &queries);
+        bench_one_at_a_time(c, "inside_one_at_a_time/authored", name, &limit, &inside);
+        let prepared = PreparedLimit::new(limit.clone());
+        if let Some(cells) = prepared.inside_cells() {
+            let proven = inside.iter().filter(|&&q| cells.surely_allowed(q)).count();
+            eprintln!(
+                "prepared/authored/{name}: {proven} of {} allowed inputs in proven cells",
+                inside.len()
+            );
+        }
+        bench_prepared(
+            c,
+            "prepared_inside_one_at_a_time/authored",
+            name,
+            &prepared,
+            &inside,
+        );
+    }
 }
 
 /// The allowed ones of `queries` (about half): what a limit sees most of the time at runtime.

@@ -15,7 +15,8 @@ use crate::rotation_cells::InsideCells;
 /// joint limit's, bit for bit.
 ///
 /// Cells are proven for full-space and swing-twist shapes (box, oriented box, ellipsoid, k-DOP,
-/// hull), reach cones and lookup tables; other kinds answer as they are. Preparing takes a fraction of a second to a
+/// hull), reach cones, Euler ranges, swing cones, spherical ellipses and lookup tables; other
+/// kinds answer as they are. Preparing takes a fraction of a second to a
 /// second per joint on two cores and up to about a megabyte: worth it for a limit asked about
 /// many times (a running character, `check` on long clips).
 ///
@@ -60,6 +61,9 @@ impl PreparedLimit {
             LimitRegion::SwingTwist(limit) => Some(limit.prove_cells(to_relative)),
             LimitRegion::Table(table) => Some(table.prove_cells(to_relative)),
             LimitRegion::ReachCone(cone) => Some(cone.prove_cells(to_relative)),
+            LimitRegion::Cone(cone) => Some(cone.prove_cells(to_relative)),
+            LimitRegion::Euler(euler) => Some(euler.prove_cells(to_relative)),
+            LimitRegion::SphericalEllipse(ellipse) => Some(ellipse.prove_cells(to_relative)),
             _ => None,
         };
         PreparedLimit {
@@ -106,6 +110,7 @@ impl PreparedLimit {
 mod tests {
     use super::*;
     use crate::RotationLimit;
+    use crate::authored::{ConeLimit, EulerLimit, SphericalEllipseLimit};
     use crate::measure::SeededRandom;
     use crate::reach_cone::ReachConeLimit;
     use crate::region::{FullLimit, SwingTwistLimit};
@@ -122,7 +127,14 @@ mod tests {
         let tables = TableLimit::examples().into_iter().map(LimitRegion::Table);
         let cones = ReachConeLimit::examples()
             .into_iter()
-            .map(LimitRegion::ReachCone);
+            .map(LimitRegion::ReachCone)
+            .chain(ConeLimit::examples().into_iter().map(LimitRegion::Cone))
+            .chain(EulerLimit::examples().into_iter().map(LimitRegion::Euler))
+            .chain(
+                SphericalEllipseLimit::examples()
+                    .into_iter()
+                    .map(LimitRegion::SphericalEllipse),
+            );
         full.chain(swing_twist)
             .chain(cones)
             .chain(tables)
@@ -181,8 +193,8 @@ mod tests {
     }
 
     /// Local rotations that swing the bone a hair either side of 180° or twist it past ±π and
-    /// ±2π, and rotations a hair from the boundary (1e-6 to 1e-3 rad), in both covers: where a
-    /// cell proof's bounds are tightest.
+    /// ±2π, that come a hair from gimbal lock in every Euler order, and rotations a hair from the
+    /// boundary (1e-6 to 1e-3 rad), in both covers: where a cell proof's bounds are tightest.
     fn adversarial(limit: &JointLimit, random: &mut SeededRandom) -> Vec<Quat> {
         let axis = limit.region.bone_axis().unwrap_or(glam::Vec3::Y);
         let mut relative = Vec::new();
@@ -201,6 +213,19 @@ mod tests {
                 for e in [-1e-3, -1e-6, 0.0, 1e-6, 1e-3] {
                     let angle = base * std::f32::consts::PI + e;
                     relative.push(small * Quat::from_axis_angle(axis, angle));
+                }
+            }
+        }
+        for order in crate::euler::EulerOrder::ALL {
+            for _ in 0..10 {
+                let (a, c) = (
+                    6.0 * random.next_unit() - 3.0,
+                    6.0 * random.next_unit() - 3.0,
+                );
+                for lock in [-std::f64::consts::FRAC_PI_2, std::f64::consts::FRAC_PI_2] {
+                    for e in [-1e-3, -1e-5, 0.0, 1e-5, 1e-3] {
+                        relative.push(order.to_quat(glam::DVec3::new(a, lock + e, c)));
+                    }
                 }
             }
         }

@@ -576,6 +576,55 @@ fn twist_interval([s_low, s_high]: [f32; 2], [w_low, w_high]: [f32; 2]) -> [f32;
     ]
 }
 
+/// The cells of rotations `q` whose relative rotation `to_relative · q` (`to_relative` unit) a
+/// swing-twist kind allows: swing-plane points in the plane spanned by `basis`'s first two
+/// columns (the scaled angle-axis of the swing about its third, the twist axis;
+/// [`crate::rotation::swing_plane_point_and_twist`]) bounded by a region, and twists within
+/// `twist` on some turn. `depth` bounds how deep a swing-plane point lies in the region from
+/// below, and how far outside it lies (as a negative depth) from above: a signed distance, or
+/// anything nearer zero.
+///
+/// A cell's bone directions lie within `θ` of its centre's, whose swing has angle `φ`; the
+/// swing point is the direction's azimuthal equidistant projection (turned a quarter), which
+/// stretches by at most `φ'/sin φ'` at swings up to `φ' = φ + θ`, so the cell's swing points
+/// lie within that many times `θ` of the centre's, and the cell is allowed when the depth there
+/// covers it and the twist range holds the cell's twists on one turn. Cells reaching within
+/// 0.05 rad of a half swing are left to the exact test.
+pub(crate) fn prove_swing_plane_cells(
+    to_relative: Quat,
+    basis: &glam::Mat3,
+    twist: [f32; 2],
+    depth: impl Fn(glam::Vec2) -> f32 + Sync,
+) -> InsideCells {
+    use std::f32::consts::PI;
+    let twists = TwistBounds::new(to_relative, basis.z_axis);
+    InsideCells::prove(|cell| {
+        let relative = to_relative * cell.centre;
+        let Some((point, _)) = crate::rotation::swing_plane_point_and_twist(relative, basis) else {
+            return Standing::Open;
+        };
+        let widest = point.length() + cell.radius;
+        if widest >= PI - 0.05 {
+            return Standing::Open;
+        }
+        let stretch = if widest > 1e-3 {
+            widest / widest.sin()
+        } else {
+            1.0
+        };
+        let reach = cell.radius * stretch * (1.0 + 1e-3) + MARGIN;
+        let depth = depth(point);
+        let twists = twists.of(cell);
+        if depth >= reach && holds_on_one_turn(twist, twists) {
+            Standing::Allowed
+        } else if -depth > reach || misses_on_every_turn(twist, twists) {
+            Standing::Refused
+        } else {
+            Standing::Open
+        }
+    })
+}
+
 /// Whether some whole turn moves the interval `twist` inside `range`.
 pub(crate) fn holds_on_one_turn(range: [f32; 2], twist: [f32; 2]) -> bool {
     let ordered = range[0] <= range[1];

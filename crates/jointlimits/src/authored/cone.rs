@@ -50,6 +50,22 @@ impl PlanarSwing for ConeLimit {
     }
 }
 
+impl ConeLimit {
+    /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
+    /// ([`crate::rotation_cells::prove_swing_plane_cells`]; `to_relative` unit): a swing point
+    /// `s` lies `max_swing − |s|` inside the disc.
+    pub fn prove_cells(&self, to_relative: Quat) -> crate::rotation_cells::InsideCells {
+        let first = self.first_axis();
+        let basis = glam::Mat3::from_cols(first, self.twist_axis.cross(first), self.twist_axis);
+        crate::rotation_cells::prove_swing_plane_cells(
+            to_relative,
+            &basis,
+            [self.twist.min, self.twist.max],
+            |point| self.max_swing - point.length(),
+        )
+    }
+}
+
 impl RotationLimit for ConeLimit {
     fn bone_axis(&self) -> Option<Vec3> {
         Some(self.twist_axis)

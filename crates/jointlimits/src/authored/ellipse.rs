@@ -59,6 +59,37 @@ impl PlanarSwing for SphericalEllipseLimit {
     }
 }
 
+impl SphericalEllipseLimit {
+    /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
+    /// ([`crate::rotation_cells::prove_swing_plane_cells`]; `to_relative` unit).
+    ///
+    /// A swing point on the ellipse scaled by `k = √((x/a)² + (y/b)²)` lies at least
+    /// `min(a, b)·|1 − k|` from the ellipse, on its side: the ellipse holds the disc of radius
+    /// `min(a, b)`, so `kE` grown by `(1 − k)·min(a, b)` stays within `E`, and `E` grown by
+    /// less than `(k − 1)·min(a, b)` stays within the interior of `kE`.
+    pub fn prove_cells(&self, to_relative: Quat) -> crate::rotation_cells::InsideCells {
+        let (a, b) = (self.radii.x, self.radii.y);
+        let basis = glam::Mat3::from_cols(
+            self.first_axis,
+            self.twist_axis.cross(self.first_axis),
+            self.twist_axis,
+        );
+        crate::rotation_cells::prove_swing_plane_cells(
+            to_relative,
+            &basis,
+            [self.twist.min, self.twist.max],
+            |point| {
+                let smallest = a.min(b);
+                if smallest <= 0.0 {
+                    return 0.0;
+                }
+                let k = ((point.x / a).powi(2) + (point.y / b).powi(2)).sqrt();
+                smallest * (1.0 - k)
+            },
+        )
+    }
+}
+
 impl RotationLimit for SphericalEllipseLimit {
     fn bone_axis(&self) -> Option<Vec3> {
         Some(self.twist_axis)

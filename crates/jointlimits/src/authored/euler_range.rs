@@ -149,6 +149,53 @@ impl EulerLimit {
         Some(self.clamp(turned))
     }
 
+    /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
+    /// ([`crate::rotation_cells`]; `to_relative` unit).
+    ///
+    /// With `R = R₁(a)·R₂(b)·R₃(c)` the angular velocity is `ȧ·u₁ + ḃ·u₂ + ċ·u₃`, where
+    /// `u₂ = R₁e₂` is perpendicular to both unit axes `u₁ = e₁` and `u₃ = R₁R₂e₃`, whose dot
+    /// product is `±sin b`. So a turn at unit speed moves `b` at most at unit speed and `a`, `c`
+    /// at most at `1/|cos b|` (solving the 2×2 system of the other two). Along the shortest
+    /// path from a cell's centre to any of its rotations (length at most the cell's radius
+    /// `θ`), `|b|` stays within `|b_c| + θ`, so every triple of the path (each of the two,
+    /// followed continuously) stays within `θ` of the centre's in `b` and
+    /// `θ/cos(|b_c| + θ)` in `a` and `c`. The cell is allowed when, for one of the centre's
+    /// triples, each channel's interval that wide lies within its range on one turn. Cells
+    /// reaching within a thousandth of gimbal lock's cosine are left to the exact test.
+    pub fn prove_cells(&self, to_relative: Quat) -> crate::rotation_cells::InsideCells {
+        use crate::rotation_cells::{
+            InsideCells, MARGIN, Standing, holds_on_one_turn, misses_on_every_turn,
+        };
+        InsideCells::prove(|cell| {
+            let triples = self.triples(to_relative * cell.centre);
+            let radius = f64::from(cell.radius + MARGIN);
+            let steepest = triples[0].y.abs() + radius;
+            if steepest.cos() < 1e-3 || steepest >= std::f64::consts::FRAC_PI_2 {
+                return Standing::Open;
+            }
+            let outer = radius / steepest.cos();
+            let strays = DVec3::new(outer, radius, outer);
+            let channels = |t: DVec3| {
+                (0..3).map(move |k| {
+                    let range = [self.min[k], self.max[k]];
+                    let span = [(t[k] - strays[k]) as f32, (t[k] + strays[k]) as f32];
+                    (range, [span[0] - MARGIN, span[1] + MARGIN])
+                })
+            };
+            let allowed =
+                |t: DVec3| channels(t).all(|(range, span)| holds_on_one_turn(range, span));
+            let refused =
+                |t: DVec3| channels(t).any(|(range, span)| misses_on_every_turn(range, span));
+            if triples.iter().any(|&t| allowed(t)) {
+                Standing::Allowed
+            } else if triples.iter().all(|&t| refused(t)) {
+                Standing::Refused
+            } else {
+                Standing::Open
+            }
+        })
+    }
+
     fn result(&self, relative: Quat, best: Clamped) -> Limited {
         let violation = best.squared.sqrt() as f32;
         let measured = best.turned.as_vec3().extend(0.0);

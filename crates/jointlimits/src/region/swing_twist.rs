@@ -126,45 +126,15 @@ impl SwingTwistLimit {
     }
 
     /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
-    /// ([`crate::rotation_cells`]; `to_relative` unit).
-    ///
-    /// A cell's bone directions lie within `θ` of its centre's, whose swing has angle `φ`; the
-    /// swing point is the direction's azimuthal equidistant projection (turned a quarter), which
-    /// stretches by at most `φ'/sin φ'` at swings up to `φ' = φ + θ`, so the cell's swing points
-    /// lie within that many times `θ` of the centre's, and the cell is allowed when the swing
-    /// shape's [`Shape::depth_in_plane`] there covers it and the twist range holds the cell's twists on
-    /// one turn. Cells reaching within 0.05 rad of a half swing are left to the exact test.
+    /// ([`crate::rotation_cells::prove_swing_plane_cells`] with the swing shape's
+    /// [`Shape::depth_in_plane`]; `to_relative` unit).
     pub fn prove_cells(&self, to_relative: Quat) -> crate::rotation_cells::InsideCells {
-        use crate::rotation_cells::{
-            InsideCells, MARGIN, Standing, TwistBounds, holds_on_one_turn, misses_on_every_turn,
-        };
-        let twists = TwistBounds::new(to_relative, self.twist_axis);
-        let range = [self.twist.min, self.twist.max];
-        InsideCells::prove(|cell| {
-            let relative = to_relative * cell.centre;
-            let Some((point, _)) = swing_plane_point_and_twist(relative, &self.swing_basis) else {
-                return Standing::Open;
-            };
-            let widest = point.length() + cell.radius;
-            if widest >= PI - 0.05 {
-                return Standing::Open;
-            }
-            let stretch = if widest > 1e-3 {
-                widest / widest.sin()
-            } else {
-                1.0
-            };
-            let reach = cell.radius * stretch * (1.0 + 1e-3) + MARGIN;
-            let depth = self.swing.depth_in_plane(point.extend(0.0));
-            let twist = twists.of(cell);
-            if depth >= reach && holds_on_one_turn(range, twist) {
-                Standing::Allowed
-            } else if -depth > reach || misses_on_every_turn(range, twist) {
-                Standing::Refused
-            } else {
-                Standing::Open
-            }
-        })
+        crate::rotation_cells::prove_swing_plane_cells(
+            to_relative,
+            &self.swing_basis,
+            [self.twist.min, self.twist.max],
+            |point| self.swing.depth_in_plane(point.extend(0.0)),
+        )
     }
 
     /// The swing-plane point (short way) and twist angle of `relative`; at a swing of exactly
