@@ -244,3 +244,33 @@ fn channels_expressing_nothing_allowed_get_the_least_violation_they_can_reach() 
     }
     eprintln!("largest excess over the brute force: {worst_excess:e} rad");
 }
+
+#[test]
+fn huge_angles_are_read_modulo_a_turn_in_full_precision_and_keep_their_text() {
+    // 1e15° is 280° modulo a turn; rounded to f32 first it would read as 999999986991104°,
+    // which is 344°. A position channel of the same size is a length, kept as it is.
+    let huge = SAMPLE.replace(
+        "0 90 0 11 21 31 4.50 5 6",
+        "1e15 90 0 1e15 -12345678.9 100000.123456 4.50 5 6",
+    );
+    let bvh = parse_bvh(&huge).unwrap();
+    let reference = parse_bvh(&SAMPLE.replace(
+        "0 90 0 11 21 31 4.50 5 6",
+        "1e15 90 0 280 161.1 280.123456 4.50 5 6",
+    ))
+    .unwrap();
+    let channels = bvh.channel_count();
+    let (read, expected) = (&bvh.values[channels..], &reference.values[channels..]);
+    assert_eq!(read[0], 1e15, "a position is not an angle");
+    for k in 3..6 {
+        let apart = f64::from(read[k] - expected[k]).rem_euclid(360.0);
+        assert!(
+            apart.min(360.0 - apart) < 1e-3,
+            "channel {k}: read {} for {}",
+            read[k],
+            expected[k]
+        );
+    }
+    // Written back unchanged, every token keeps its text.
+    assert_eq!(motion_lines(&written(&bvh)), motion_lines(&huge));
+}

@@ -123,9 +123,12 @@ fn rotation_angle_between(a: DQuat, b: DQuat) -> f64 {
 
 /// Of the angle lists equivalent to `angles`, the one nearest `near` (sum of absolute
 /// differences).
-/// The largest angle (radians, about 2,000°) whose turns a written angle keeps: f32 holds it to
-/// about 1e-4°.
-const MAX_FOLLOWED_ANGLE: f64 = 2048.0 * PI / 180.0;
+/// The largest angle (degrees) whose turns are kept, read or written: f32 holds it to about
+/// 1e-4°. Beyond it an angle is taken modulo a turn.
+pub(super) const FOLLOWED_DEGREES: f64 = 2048.0;
+
+/// [`FOLLOWED_DEGREES`] in radians.
+const MAX_FOLLOWED_ANGLE: f64 = FOLLOWED_DEGREES * PI / 180.0;
 
 fn nearest_equivalent(angles: &[f64], near: &[f64]) -> Vec<f64> {
     // Turns are followed only while f32 can still hold the angle to about 1e-4°; beyond, the

@@ -2,6 +2,7 @@
 //! LF, tabs, any indentation, keywords in any letter case, `.0083333`, exponents, mixed rotation
 //! orders, position channels on any joint) and reports anything else with line and column.
 
+use super::angles::FOLLOWED_DEGREES;
 use super::source::SourceValues;
 use super::{Bvh, BvhError, Channel, Problem};
 use glam::{Quat, Vec3};
@@ -185,9 +186,9 @@ impl<'a> Parser<'a> {
     /// The clip (without its source record) and where each motion value's token starts.
     fn parse(mut self) -> Result<(Bvh, Option<Vec<u32>>), BvhError> {
         let (skeleton, channels) = self.parse_hierarchy()?;
-        let channel_count: usize = channels.iter().map(Vec::len).sum();
+        let angles = angle_channels(&channels);
         let (frames, frame_time) = self.parse_motion_header()?;
-        let (values, starts) = self.parse_motion_values(frames, channel_count)?;
+        let (values, starts) = self.parse_motion_values(frames, &angles)?;
         let bvh = Bvh {
             skeleton,
             channels,
@@ -510,13 +511,15 @@ impl<'a> Parser<'a> {
         Ok((line, value))
     }
 
-    /// Reads `frames` motion lines of `channel_count` numbers each: the values, and where each
-    /// line starts in the text (unless the text is too large to index with `u32`).
+    /// Reads `frames` motion lines of one number per channel (`angles` says which channels are
+    /// rotations): the values, and where each line starts in the text (unless the text is too
+    /// large to index with `u32`).
     fn parse_motion_values(
         &mut self,
         frames: usize,
-        channel_count: usize,
+        angles: &[bool],
     ) -> Result<(Vec<f32>, Option<Vec<u32>>), BvhError> {
+        let channel_count = angles.len();
         // Never trust the header for the allocation: every value takes at least two bytes.
         let capacity = frames
             .saturating_mul(channel_count)
@@ -535,7 +538,7 @@ impl<'a> Parser<'a> {
                     },
                 });
             };
-            self.parse_motion_line(line, frame, channel_count, &mut values)?;
+            self.parse_motion_line(line, frame, angles, &mut values)?;
             if let Some(record) = &mut starts {
                 match u32::try_from(line.as_ptr() as usize - self.base) {
                     Ok(start) => record.push(start),
@@ -554,9 +557,10 @@ impl<'a> Parser<'a> {
         &self,
         line: &str,
         frame: usize,
-        channel_count: usize,
+        angles: &[bool],
         values: &mut Vec<f32>,
     ) -> Result<(), BvhError> {
+        let channel_count = angles.len();
         let bytes = line.as_bytes();
         let is_space = |b: u8| b == b' ' || b == b'\t';
         let mut position = 0;
@@ -583,7 +587,9 @@ impl<'a> Parser<'a> {
                     },
                 ));
             }
-            values.push(self.number(line, word)?);
+            let value = channel_value(word, angles[found])
+                .map_err(|problem| self.error(line, word, problem))?;
+            values.push(value);
             found += 1;
         }
         if found < channel_count {
@@ -604,6 +610,40 @@ impl<'a> Parser<'a> {
 pub(super) fn parse_number(word: &str) -> Result<f32, Problem> {
     match word.parse::<f32>() {
         Ok(value) if value.is_finite() => Ok(value),
+        Ok(_) => Err(Problem::NonFinite {
+            text: word.to_string(),
+        }),
+        Err(_) => Err(Problem::NotANumber {
+            text: word.to_string(),
+        }),
+    }
+}
+
+/// Whether each channel, in file order over every joint, is a rotation.
+pub(super) fn angle_channels(channels: &[Vec<Channel>]) -> Vec<bool> {
+    channels
+        .iter()
+        .flatten()
+        .map(|channel| matches!(channel, Channel::Rotation(_)))
+        .collect()
+}
+
+/// A channel's value: [`parse_number`] for a position; for a rotation (degrees), read in f64 and,
+/// beyond [`FOLLOWED_DEGREES`], taken modulo a turn before rounding to f32, which would otherwise
+/// change the angle by whole degrees (1e15 reads as 999999986991104, 64° away modulo a turn).
+pub(super) fn channel_value(word: &str, angle: bool) -> Result<f32, Problem> {
+    if !angle {
+        return parse_number(word);
+    }
+    match word.parse::<f64>() {
+        Ok(degrees) if degrees.is_finite() => {
+            let followed = if degrees.abs() <= FOLLOWED_DEGREES {
+                degrees
+            } else {
+                degrees - (degrees / 360.0).round() * 360.0
+            };
+            Ok(followed as f32)
+        }
         Ok(_) => Err(Problem::NonFinite {
             text: word.to_string(),
         }),

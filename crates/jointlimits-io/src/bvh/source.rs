@@ -5,7 +5,7 @@
 //! The record keeps the file's own bytes and where each motion line starts (4 bytes a frame), not a
 //! copy of the tokens: reading a file then costs little more than the file itself.
 
-use super::parse::parse_number;
+use super::parse::channel_value;
 
 /// The file a clip was read from, and where each frame's motion line starts in it.
 #[derive(Debug)]
@@ -96,9 +96,10 @@ fn split_tokens(line: &str) -> impl Iterator<Item = &str> {
     line.split([' ', '\t']).filter(|token| !token.is_empty())
 }
 
-/// `token` when it reads as exactly `value`, so writing it keeps the value.
-pub(super) fn unchanged(token: Option<&str>, value: f32) -> Option<&str> {
+/// `token` when it reads as exactly `value` (as a rotation channel's angle when `angle`), so
+/// writing it keeps the value.
+pub(super) fn unchanged(token: Option<&str>, value: f32, angle: bool) -> Option<&str> {
     let token = token?;
-    let original = parse_number(token).ok()?;
+    let original = channel_value(token, angle).ok()?;
     (original.to_bits() == value.to_bits()).then_some(token)
 }

@@ -43,12 +43,13 @@ impl Bvh {
             .filter(|s| s.frame_count() == self.frame_count());
         let mut line = String::new();
         let channel_count = self.channel_count().max(1);
+        let angles = super::parse::angle_channels(&self.channels);
         for (frame_index, frame) in self.values.chunks_exact(channel_count).enumerate() {
             if let Some(source) = layout {
                 out.write_all(source.gap_before(frame_index))?;
             }
             let terminator = layout.map_or(eol, |s| s.frame_line(frame_index).1);
-            if let Some((text, _)) = self.unchanged_line(frame_index, frame) {
+            if let Some((text, _)) = self.unchanged_line(frame_index, frame, &angles) {
                 out.write_all(text.as_bytes())?;
                 out.write_all(terminator.as_bytes())?;
                 continue;
@@ -60,7 +61,7 @@ impl Bvh {
                     line.push(' ');
                 }
                 let token = tokens.as_mut().and_then(Iterator::next);
-                match source::unchanged(token, value) {
+                match source::unchanged(token, value, angles.get(i).copied().unwrap_or(false)) {
                     Some(token) => line.push_str(token),
                     None => {
                         // Display prints the shortest decimal that parses back to the same f32.
@@ -79,13 +80,20 @@ impl Bvh {
     }
 
     /// Frame `frame_index`'s motion line as read (text and terminator) when it holds exactly
-    /// the values `frame`, each read from its own token, and nothing else.
-    fn unchanged_line(&self, frame_index: usize, frame: &[f32]) -> Option<(&str, &str)> {
+    /// the values `frame`, each read from its own token (`angles` says which are rotations), and
+    /// nothing else.
+    fn unchanged_line(
+        &self,
+        frame_index: usize,
+        frame: &[f32],
+        angles: &[bool],
+    ) -> Option<(&str, &str)> {
         let source = self.source.as_ref()?;
         let mut tokens = source.frame_tokens(frame_index);
-        let all_kept = frame
-            .iter()
-            .all(|&value| source::unchanged(tokens.next(), value).is_some());
+        let all_kept = frame.iter().enumerate().all(|(i, &value)| {
+            let angle = angles.get(i).copied().unwrap_or(false);
+            source::unchanged(tokens.next(), value, angle).is_some()
+        });
         (all_kept && tokens.next().is_none()).then(|| source.frame_line(frame_index))
     }
 
