@@ -85,10 +85,15 @@ impl EllipsoidShape {
                 }
             }
         };
-        semi_axes = semi_axes.max(DVec3::splat(MIN_SEMI_AXIS));
+        // Each semi-axis reaches at least as far as the samples do along it: the uniform scale
+        // below is then at most √3. An axis the core leaves flat (a few nearly collinear core
+        // points, with the other samples a little off their line) would otherwise scale the
+        // long axes without bound.
+        let local = frame.local_samples(samples);
+        let reach = local.iter().fold(DVec3::ZERO, |m, x| m.max(x.abs()));
+        semi_axes = semi_axes.max(reach).max(DVec3::splat(MIN_SEMI_AXIS));
         // Uniform scale so that every sample is inside.
-        let radius = frame
-            .local_samples(samples)
+        let radius = local
             .iter()
             .map(|x| (*x / semi_axes).length())
             .fold(0.0, f64::max);
@@ -313,4 +318,39 @@ fn axis_from_eigenvalue(value: f64) -> f64 {
 
 fn outer4(a: DVec4, b: DVec4) -> DMat4 {
     DMat4::from_cols(b * a.x, b * a.y, b * a.z, b * a.w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_core_left_flat_does_not_blow_up_the_minimum_volume_fit() {
+        // A shoulder's core from a six-frame clip: the rest pose and three nearly collinear
+        // points (off their line by rounding only), with the other samples a little off it.
+        let core = [
+            DVec3::ZERO,
+            DVec3::new(0.857_225, -0.312_005, -1.5e-7),
+            DVec3::new(0.781_348, -0.284_387, -3.8e-7),
+            DVec3::new(0.704_150, -0.256_289, 6.1e-7),
+        ];
+        let mut samples = core.to_vec();
+        samples.extend([
+            DVec3::new(0.82, -0.30, 0.004),
+            DVec3::new(0.74, -0.27, -0.003),
+            DVec3::new(0.3, -0.1, 0.002),
+        ]);
+        let reach = samples.iter().map(|s| s.length()).fold(0.0, f64::max);
+        let fitted =
+            EllipsoidShape::fit(&core, &samples, EllipsoidFit::MinimumVolume, 0.0).expect("a fit");
+        assert!(
+            fitted.semi_axes.max_element() < 2.0 * reach as f32,
+            "semi-axes {} for samples within {reach} of the origin",
+            fitted.semi_axes
+        );
+        for sample in &samples {
+            assert!(fitted.contains(sample.as_vec3()), "{sample} outside");
+        }
+        assert!(fitted.validate().is_ok());
+    }
 }
