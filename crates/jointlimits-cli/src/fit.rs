@@ -257,12 +257,20 @@ fn print_calibrations(calibrations: &[JointCalibration]) {
         .map(|c| c.validated_acceptance)
         .filter(|a| !a.is_nan())
         .collect();
-    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len().max(1) as f64;
+    // The mean in percent with `decimals` decimals, or why there is none.
+    let mean = |values: &[f64], decimals: usize| {
+        if values.is_empty() {
+            "not measured (too few frames)".to_string()
+        } else {
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            format!("{:.decimals$}%", 100.0 * mean)
+        }
+    };
     let random: Vec<f64> = calibrations.iter().map(|c| c.random_acceptance).collect();
     println!(
-        "  mean over joints: validated acceptance {:.2}%, random rotations accepted {:.3}%",
-        mean(&validated) * 100.0,
-        mean(&random) * 100.0
+        "  mean over joints: validated acceptance {}, random rotations accepted {}",
+        mean(&validated, 2),
+        mean(&random, 3)
     );
 }
 

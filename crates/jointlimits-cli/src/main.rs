@@ -411,7 +411,8 @@ fn number_within(text: &str, min: f64, max: f64, unit: &str) -> Result<f64, Stri
         .parse()
         .map_err(|_| format!("{text:?} is not a number"))?;
     if value.is_finite() && (min..=max).contains(&value) {
-        Ok(value)
+        // `-0` is 0: adding zero clears the sign, so messages never print `-0`.
+        Ok(value + 0.0)
     } else {
         Err(format!(
             "expected a finite number of {unit} from {min} to {max}, got {text}"

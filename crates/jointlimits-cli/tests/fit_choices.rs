@@ -287,6 +287,50 @@ fn calibrating_a_hinge_is_refused() {
     }
 }
 
+/// A clip too short to leave one part out reports that nothing was validated, not a mean over
+/// no joints (which printed `-0.00%`); a tolerance of `-0` reads as 0.
+#[test]
+fn a_clip_too_short_to_validate_says_so() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&clip).unwrap();
+    let (hierarchy, motion) = text.split_once("MOTION").unwrap();
+    let frames: Vec<&str> = motion
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .skip(2)
+        .take(2)
+        .collect();
+    let dir = scratch("fit-two-frames");
+    let short = dir.join("two.bvh");
+    std::fs::write(
+        &short,
+        format!(
+            "{hierarchy}MOTION\nFrames: 2\nFrame Time: 0.0083333\n{}\n",
+            frames.join("\n")
+        ),
+    )
+    .unwrap();
+    let out = dir.join("two.json");
+    let output = fit_to(&short, &out, &["--shape", "cone", "--accept", "0.99"]);
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{printed}{}", stderr(&output));
+    assert!(
+        printed.contains("validated acceptance not measured (too few frames)"),
+        "{printed}"
+    );
+    assert!(!printed.contains("-0.00"), "{printed}");
+    let checked = jointlimits(&[
+        "check",
+        out.to_str().unwrap(),
+        short.to_str().unwrap(),
+        "--tolerance=-0",
+    ]);
+    let printed = String::from_utf8_lossy(&checked.stdout);
+    assert!(printed.contains("within 0° of its limit"), "{printed}");
+}
+
 /// `jointlimits fit CLIP -o OUT ARGS...`.
 fn fit_to(clip: &std::path::Path, out: &std::path::Path, args: &[&str]) -> std::process::Output {
     let mut all = vec!["fit", clip.to_str().unwrap(), "-o", out.to_str().unwrap()];
