@@ -45,12 +45,20 @@ pub fn run(request: &LodRequest) -> Result<()> {
         crate::memory::ensure_tables_fit("lod", &vec![resolution; chosen.len()])?;
     }
     println!(
-        "each level against the joint's table on {n} random bone directions and {n} random rotations: how many disagree, and the largest distance from a disagreeing one to the table refusing it (in cells of that level)",
-        n = request.samples
+        "each level against the joint's table on {n} random bone directions and {n} random rotations: how many disagree, and the largest distance from a disagreeing one to the table refusing it (in cells of that level); apart, with the bone within {zone:.0}° of pointing against its axis (where twist winds twice round), the random rotations that land there and a tenth as many drawn there on purpose",
+        n = request.samples,
+        zone = jointlimits::table::bake::ANTIPODE_ZONE.to_degrees()
     );
     println!(
-        "{:<16} {:>10} {:>10} {:>10} {:>18} {:>10} {:>18}",
-        "joint", "cells", "memory", "file", "directions", "rotations", "largest gap"
+        "{:<16} {:>10} {:>10} {:>10} {:>12} {:>10} {:>18} {:>30}",
+        "joint",
+        "cells",
+        "memory",
+        "file",
+        "directions",
+        "rotations",
+        "largest gap",
+        "near the antipode"
     );
     for &index in &chosen {
         let limit = &limits.joints[index];
@@ -109,27 +117,36 @@ fn print_level(
 ) {
     let file = serde_json::to_string(table).map_or(0, |text| text.len());
     let kib = |bytes: usize| format!("{:.0} KiB", bytes as f64 / 1024.0);
-    let (directions, rotations, gap) = match report {
-        None => ("(finest)".to_string(), String::new(), String::new()),
-        Some(r) => {
-            // Every sample counts here, those near the antipode too.
-            let largest = r
-                .largest_direction_gap
-                .max(r.largest_rotation_gap)
-                .max(r.largest_antipode_gap);
-            (
-                format!("{}", r.directions_disagreeing),
-                format!("{}", r.rotations_disagreeing + r.antipode_disagreeing),
-                format!(
-                    "{:.2}° ({:.2} cell)",
-                    largest.to_degrees(),
-                    largest / r.cell_angle
-                ),
-            )
-        }
+    let gap = |radians: f32, cell: f32| {
+        format!("{:.2}° ({:.2} cell)", radians.to_degrees(), radians / cell)
+    };
+    let (directions, rotations, largest, antipode) = match report {
+        None => (
+            "(finest)".to_string(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ),
+        Some(r) => (
+            format!("{}", r.directions_disagreeing),
+            format!("{}", r.rotations_disagreeing),
+            // Over the random samples: those a table cannot follow too.
+            gap(
+                r.largest_direction_gap
+                    .max(r.largest_rotation_gap)
+                    .max(r.largest_gap_beyond_a_table),
+                r.cell_angle,
+            ),
+            format!(
+                "{} of {}, {}",
+                r.antipode_disagreeing,
+                r.antipode_rotations,
+                gap(r.largest_antipode_gap, r.cell_angle)
+            ),
+        ),
     };
     println!(
-        "{joint:<16} {:>10} {:>10} {:>10} {directions:>18} {rotations:>10} {gap:>18}",
+        "{joint:<16} {:>10} {:>10} {:>10} {directions:>12} {rotations:>10} {largest:>18} {antipode:>30}",
         format!("{0}×{0}", table.resolution()),
         kib(table.memory_bytes()),
         kib(file),

@@ -281,6 +281,8 @@ fn lod_prints_every_coarser_level_and_writes_the_one_asked_for() {
         !printed.contains("4×4"),
         "the default coarsest level is 8: {printed}"
     );
+    // The rotations drawn near the antipode on purpose are counted apart from the random ones.
+    assert!(printed.contains("near the antipode"), "{printed}");
     succeed(&[
         "lod",
         &path(&baked),
