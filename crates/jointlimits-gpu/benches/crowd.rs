@@ -30,6 +30,7 @@ use criterion::{
 };
 use crowd_scene::Scene;
 use glam::Quat;
+use jointlimits::fit::authored::AuthoredShape;
 use jointlimits::fit::{FitOptions, ShapeKind};
 use jointlimits::shape::KdopDirections;
 use jointlimits::{SkeletonLimits, SpaceKind};
@@ -134,6 +135,21 @@ fn crowd(c: &mut Criterion) {
         ("swing_twist_box", SpaceKind::SwingTwist, ShapeKind::Box),
         ("reach_cone", SpaceKind::SwingTwist, ShapeKind::ReachCone),
         ("table64", SpaceKind::SwingTwist, ShapeKind::Table(64)),
+        (
+            "euler",
+            SpaceKind::SwingTwist,
+            ShapeKind::Authored(AuthoredShape::Euler(None)),
+        ),
+        (
+            "cone",
+            SpaceKind::SwingTwist,
+            ShapeKind::Authored(AuthoredShape::Cone),
+        ),
+        (
+            "spherical_ellipse",
+            SpaceKind::SwingTwist,
+            ShapeKind::Authored(AuthoredShape::SphericalEllipse),
+        ),
     ];
     let pool = pool(2);
     let mut per_kind = Vec::new();
