@@ -5,7 +5,8 @@
 //! - `crowd/cpu/<n>_threads/<size>`: fitted ellipsoids, 10k, 100k and 1M joints per frame, on one
 //!   and two threads.
 //! - `crowd/cpu/2_threads/10k_characters/<kind>`: 10,000 characters (430,000 joints) per frame,
-//!   for every kind the fitter makes.
+//!   for every kind the fitter makes; `<kind>_proven_cells` for the authored kinds with
+//!   [`jointlimits::Crowd::with_proven_cells`].
 //! - `crowd/gpu/<size>/{with_transfers,on_gpu}`: fitted ellipsoids on the GPU
 //!   ([`jointlimits_gpu::GpuCrowd`]), with the upload and read-back of every frame, or the kernel
 //!   alone on poses that stay on the GPU; skipped, saying why, where there is no adapter.
@@ -67,6 +68,9 @@ fn bench_crowd(
     let mut crowd = limits
         .bind_crowd(&scene.skeleton, characters)
         .expect("limits fitted on this skeleton");
+    if name.ends_with("_proven_cells") {
+        crowd = crowd.with_proven_cells();
+    }
     let outside: usize = frames
         .iter()
         .map(|frame| crowd.limit_frame(&mut frame.clone()))
@@ -162,6 +166,10 @@ fn crowd(c: &mut Criterion) {
             ..FitOptions::default()
         });
         bench_crowd(&mut group, name, &scene, &limits, 10_000, NOISE, &pool);
+        if matches!(shape, ShapeKind::Authored(_)) {
+            let proven = format!("{name}_proven_cells");
+            bench_crowd(&mut group, &proven, &scene, &limits, 10_000, NOISE, &pool);
+        }
         per_kind.push((name, limits));
     }
     for (name, noise) in [

@@ -55,17 +55,7 @@ pub struct PreparedLimit {
 impl PreparedLimit {
     /// Proves the cells `limit` allows.
     pub fn new(limit: JointLimit) -> PreparedLimit {
-        let to_relative = limit.reference.conjugate().normalize();
-        let cells = match &limit.region {
-            LimitRegion::Full(full) => Some(full.prove_cells(to_relative)),
-            LimitRegion::SwingTwist(limit) => Some(limit.prove_cells(to_relative)),
-            LimitRegion::Table(table) => Some(table.prove_cells(to_relative)),
-            LimitRegion::ReachCone(cone) => Some(cone.prove_cells(to_relative)),
-            LimitRegion::Cone(cone) => Some(cone.prove_cells(to_relative)),
-            LimitRegion::Euler(euler) => Some(euler.prove_cells(to_relative)),
-            LimitRegion::SphericalEllipse(ellipse) => Some(ellipse.prove_cells(to_relative)),
-            _ => None,
-        };
+        let cells = proven_cells(&limit);
         PreparedLimit {
             limit,
             cells: cells.map(Arc::new),
@@ -103,6 +93,22 @@ impl PreparedLimit {
     /// The proven cells, for kinds that have them.
     pub fn inside_cells(&self) -> Option<&InsideCells> {
         self.cells.as_deref()
+    }
+}
+
+/// The cells of local rotations `limit` surely allows, for the kinds that prove them (see
+/// [`PreparedLimit`]).
+pub(crate) fn proven_cells(limit: &JointLimit) -> Option<InsideCells> {
+    let to_relative = limit.reference.conjugate().normalize();
+    match &limit.region {
+        LimitRegion::Full(full) => Some(full.prove_cells(to_relative)),
+        LimitRegion::SwingTwist(limit) => Some(limit.prove_cells(to_relative)),
+        LimitRegion::Table(table) => Some(table.prove_cells(to_relative)),
+        LimitRegion::ReachCone(cone) => Some(cone.prove_cells(to_relative)),
+        LimitRegion::Cone(cone) => Some(cone.prove_cells(to_relative)),
+        LimitRegion::Euler(euler) => Some(euler.prove_cells(to_relative)),
+        LimitRegion::SphericalEllipse(ellipse) => Some(ellipse.prove_cells(to_relative)),
+        _ => None,
     }
 }
 

@@ -145,10 +145,21 @@ fn a_crowd_equals_a_limiter_per_character_bit_for_bit_for_every_kind() {
     let characters = 300;
     for (index, region) in LimitRegion::examples().iter().enumerate() {
         let limits = skeleton_limits(region, &mut rng);
-        for (margin, path_aware) in [(0.1, false), (0.0, false), (0.1, true)] {
-            let mut crowd = Crowd::new(limits.clone(), characters)
-                .with_margin(margin)
-                .with_path_aware(path_aware);
+        // Proven once: the joints without a lane test skip the exact test in their cells.
+        let proven = Crowd::new(limits.clone(), characters).with_proven_cells();
+        for (margin, path_aware, cells) in [
+            (0.1, false, false),
+            (0.0, false, false),
+            (0.1, true, false),
+            (0.1, false, true),
+            (0.1, true, true),
+        ] {
+            let crowd = if cells {
+                proven.clone()
+            } else {
+                Crowd::new(limits.clone(), characters)
+            };
+            let mut crowd = crowd.with_margin(margin).with_path_aware(path_aware);
             let mut limiters = vec![
                 Limiter::new(limits.clone())
                     .with_margin(margin)
