@@ -81,6 +81,16 @@ impl RotationLimit for ConeLimit {
         planar_continuing(self, relative, previous)
     }
 
+    #[inline]
+    fn continues_as(&self, relative: Quat, nearest: &Limited, previous: Vec4) -> bool {
+        crate::region::swing_twist::continues_in_swing_plane(
+            self.twist_axis,
+            relative,
+            nearest,
+            previous,
+        )
+    }
+
     fn is_degenerate(&self, relative: Quat) -> bool {
         crate::contract::half_swing(relative, self.twist_axis)
     }

@@ -10,7 +10,7 @@ pub mod covers;
 mod full;
 pub(crate) mod half_swing;
 mod swing_symmetry;
-mod swing_twist;
+pub(crate) mod swing_twist;
 
 use glam::{DVec3, Quat, Vec4};
 use serde::{Deserialize, Serialize};

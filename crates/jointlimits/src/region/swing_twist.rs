@@ -199,6 +199,25 @@ impl SwingTwistLimit {
     }
 }
 
+/// [`RotationLimit::continues_as`] for the kinds that measure a rotation as a swing-plane point
+/// and a twist, `(x, y, 0, twist)`, and continue a stream in the swing's cover and the twist's turn
+/// nearest the previous measure (swing-twist limits, swing cones, spherical ellipses). Away from
+/// the 180° swing the split ignores the previous twist; the twist turn is the one nearest the
+/// previous twist when less than half a turn from it; and the cover is the short way's when that
+/// is surely the nearer to the previous point.
+#[inline]
+pub(crate) fn continues_in_swing_plane(
+    twist_axis: Vec3,
+    relative: Quat,
+    nearest: &Limited,
+    previous: Vec4,
+) -> bool {
+    let turn_kept = (nearest.measured.w - previous.w).abs() < PI - 1e-3;
+    !crate::contract::near_half_swing(relative, twist_axis)
+        && turn_kept
+        && surely_nearer_cover(nearest.measured.truncate(), previous.truncate())
+}
+
 impl RotationLimit for SwingTwistLimit {
     fn bone_axis(&self) -> Option<Vec3> {
         Some(self.twist_axis)
@@ -228,12 +247,7 @@ impl RotationLimit for SwingTwistLimit {
 
     #[inline]
     fn continues_as(&self, relative: Quat, nearest: &Limited, previous: Vec4) -> bool {
-        // Away from the 180° swing the split ignores the previous twist; the twist turn is the
-        // one nearest the previous twist when less than half a turn from it.
-        let turn_kept = (nearest.measured.w - previous.w).abs() < PI - 1e-3;
-        !crate::contract::near_half_swing(relative, self.twist_axis)
-            && turn_kept
-            && surely_nearer_cover(nearest.measured.truncate(), previous.truncate())
+        continues_in_swing_plane(self.twist_axis, relative, nearest, previous)
     }
 
     fn is_degenerate(&self, relative: Quat) -> bool {
