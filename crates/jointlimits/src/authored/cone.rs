@@ -3,7 +3,7 @@
 use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::swing_plane::{PlanarSwing, planar_continuing, planar_nearest};
+use super::swing_plane::{PlanarSwing, planar_continues_as, planar_continuing, planar_nearest};
 use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::space::SpaceKind;
 use crate::twist::TwistRange;
@@ -83,12 +83,7 @@ impl RotationLimit for ConeLimit {
 
     #[inline]
     fn continues_as(&self, relative: Quat, nearest: &Limited, previous: Vec4) -> bool {
-        crate::region::swing_twist::continues_in_swing_plane(
-            self.twist_axis,
-            relative,
-            nearest,
-            previous,
-        )
+        planar_continues_as(self, relative, nearest, previous)
     }
 
     fn is_degenerate(&self, relative: Quat) -> bool {

@@ -104,6 +104,24 @@ pub(crate) fn planar_nearest(limit: &impl PlanarSwing, relative: Quat) -> Limite
     )
 }
 
+/// Whether a planar limit's continuing answer from `previous` is `nearest` itself
+/// ([`crate::RotationLimit::continues_as`]): it continues in the swing's cover and the twist's
+/// turn nearest the previous measure, as swing-twist limits do.
+#[inline]
+pub(crate) fn planar_continues_as(
+    limit: &impl PlanarSwing,
+    relative: Quat,
+    nearest: &Limited,
+    previous: Vec4,
+) -> bool {
+    crate::region::swing_twist::continues_in_swing_plane(
+        limit.twist_axis(),
+        relative,
+        nearest,
+        previous,
+    )
+}
+
 /// The continuing nearest of a planar limit ([`crate::RotationLimit::nearest_continuing`]):
 /// the swing's cover and the twist's turn nearest the `previous` measure.
 #[inline]
