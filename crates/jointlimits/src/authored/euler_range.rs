@@ -241,6 +241,31 @@ impl RotationLimit for EulerLimit {
         self.result(relative, self.clamp(turned))
     }
 
+    /// Read from the nearest's triple `m` (its `measured`) alone, with no decomposition: the
+    /// continuing answer turns each triple towards `previous` `p` and takes the nearer, so it
+    /// measures `m`'s triple on `m`'s turns when every channel of `m` lies within π of `p`'s
+    /// and the other triple `(m₁ + π, π − m₂, m₃ + π)`, turned towards `p`, lies farther from
+    /// `p`, both with room for `m`'s rounding to f32. Near gimbal lock the nearest may be a
+    /// member of the locked family that neither triple is, so it says nothing there.
+    fn continues_as(&self, _: Quat, nearest: &Limited, previous: Vec4) -> bool {
+        /// Room for the rounding of a measured angle (at most ~10 rad) to f32, radians.
+        const ROOM: f64 = 1e-4;
+        let m = nearest.measured.truncate().as_dvec3();
+        let p = previous.truncate().as_dvec3();
+        if m.y.cos().abs() < 1e3 * LOCK_COSINE {
+            return false;
+        }
+        let same_turns = (p - m).abs().max_element() < PI - ROOM;
+        if !same_turns {
+            return false;
+        }
+        let other = DVec3::new(m.x + PI, PI - m.y, m.z + PI);
+        let other = other + TAU * ((p - other) / TAU).round();
+        let here = m.distance_squared(p);
+        let there = other.distance_squared(p);
+        there - here > ROOM * (1.0 + here.sqrt() + there.sqrt())
+    }
+
     fn validate(&self) -> Result<(), InvalidField> {
         for (i, axis) in self.order.axes().iter().enumerate() {
             validation::interval(&format!("{axis} range"), self.min[i], self.max[i])?;
