@@ -1,8 +1,9 @@
 //! `jointlimits bake`: turn any limits into lookup tables, and say how far each table strays.
 
 use anyhow::{Context, Result, bail};
-use jointlimits::table::bake::{BakeReport, bake, disagreement};
-use jointlimits::{LimitRegion, RotationLimit};
+use glam::Vec3;
+use jointlimits::table::bake::{BakeReport, bake, check_bakeable, disagreement};
+use jointlimits::{JointLimit, LimitRegion, RotationLimit};
 
 use jointlimits_io::write_limits_file;
 use std::io::Write;
@@ -11,6 +12,34 @@ use std::time::Instant;
 
 use crate::inputs;
 use crate::progress::Progress;
+
+/// Refuses `limit` when baking it at `resolution` about `axis` would fail: a hinge, or a region
+/// that allows no direction of the grid (quick: [`check_bakeable`]).
+fn ensure_bakeable(limit: &JointLimit, axis: Vec3, resolution: usize) -> Result<()> {
+    match &limit.region {
+        LimitRegion::Table(_) => Ok(()),
+        // A hinge turns the bone about one axis: its directions lie on an arc (or a point),
+        // which has no area on a grid of any resolution.
+        LimitRegion::Hinge(_) => bail!(
+            "joint {:?} (hinge limit): a hinge points the bone along a single arc, which covers no cell of a table at any resolution; bake only the others (--joint NAME)",
+            limit.joint
+        ),
+        region => {
+            check_bakeable(region, axis, resolution).with_context(|| cannot_bake(limit, resolution))
+        }
+    }
+}
+
+/// What a user reads when `limit` cannot be baked at `resolution`.
+fn cannot_bake(limit: &JointLimit, resolution: usize) -> String {
+    format!(
+        "joint {:?} ({} limit) at {n}×{n}: bake finer (--resolution {}) or bake only the others (--joint NAME)",
+        limit.joint,
+        limit.region.label(),
+        (resolution * 4).min(2048),
+        n = resolution
+    )
+}
 
 /// How `bake` takes its arguments, for hints.
 const USAGE: &str = "jointlimits bake LIMITS.json -o TABLES.json [--resolution N]";
@@ -39,6 +68,10 @@ pub fn run(request: &BakeRequest) -> Result<()> {
     let chosen = inputs::chosen_joints(&limits, request.joints)?;
     crate::memory::ensure_tables_fit("bake", &vec![request.resolution; chosen.len()])?;
     let axes = crate::bones::bone_axes(&limits, None);
+    // A joint that cannot be baked is refused before any other is baked.
+    for &index in &chosen {
+        ensure_bakeable(&limits.joints[index], axes[index], request.resolution)?;
+    }
     let progress = Progress::bar("baking", chosen.len() as u64, "joints");
     let mut rows = Vec::with_capacity(chosen.len());
     let mut warnings = Vec::new();
@@ -49,21 +82,8 @@ pub fn run(request: &BakeRequest) -> Result<()> {
         let table = match &limit.region {
             // A table is already one: resampling it keeps its own stress and break margin.
             LimitRegion::Table(table) => table.resampled(request.resolution),
-            // A hinge turns the bone about one axis: its directions lie on an arc (or a point),
-            // which has no area on a grid of any resolution.
-            LimitRegion::Hinge(_) => bail!(
-                "joint {:?} (hinge limit): a hinge points the bone along a single arc, which covers no cell of a table at any resolution; bake only the others (--joint NAME)",
-                limit.joint
-            ),
-            region => bake(region, axes[index], request.resolution).with_context(|| {
-                format!(
-                    "joint {:?} ({} limit) at {n}×{n}: bake finer (--resolution {}) or bake only the others (--joint NAME)",
-                    limit.joint,
-                    region.label(),
-                    (request.resolution * 4).min(2048),
-                    n = request.resolution
-                )
-            })?,
+            region => bake(region, axes[index], request.resolution)
+                .with_context(|| cannot_bake(limit, request.resolution))?,
         };
         table
             .validate()

@@ -56,12 +56,15 @@ pub fn run(
         ..choices.clone()
     };
     if let Some(config) = &choices.config {
+        let file = config_path.map_or_else(|| "--config".into(), |p| p.display().to_string());
         // The root gets no limit (its rotation is the heading): a rule for it alone does nothing.
         for pattern in config.unmatched(&skeleton.names_below_root()) {
-            let file = config_path.map_or_else(|| "--config".into(), |p| p.display().to_string());
             eprintln!(
                 "warning: {file}: the rule matching {pattern:?} matches no joint with a limit (the root has none)"
             );
+        }
+        for ignored in config.ignored_fields(&skeleton.names_below_root(), &options) {
+            eprintln!("warning: {file}: {ignored}");
         }
     }
     ensure_tables_fit(skeleton, &options, choices)?;

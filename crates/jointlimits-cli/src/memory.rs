@@ -1,6 +1,7 @@
 //! A check, before a long job starts, that the tables it will hold fit in this machine's memory.
 
 use anyhow::{Result, bail};
+use jointlimits::table::RESOLUTIONS;
 
 /// Bytes a table holds per grid vertex while it is fitted, baked, resampled or read, with the
 /// work space of the job: five channels, the packed lookup grid, the boundary hints, and the
@@ -49,8 +50,15 @@ fn available_bytes() -> Option<u64> {
 
 /// Refuses, before any work, a job that would hold tables of `resolutions` in more memory than
 /// is available: it would otherwise run for minutes and then be killed by the system, or abort
-/// when an allocation fails. `what` names the job in the message.
+/// when an allocation fails. `what` names the job in the message. Resolutions no table may have
+/// are left to the check that refuses them, which names the joint and the range.
 pub fn ensure_tables_fit(what: &str, resolutions: &[usize]) -> Result<()> {
+    let resolutions: Vec<usize> = resolutions
+        .iter()
+        .copied()
+        .filter(|resolution| RESOLUTIONS.contains(resolution))
+        .collect();
+    let resolutions = resolutions.as_slice();
     let needed = tables_bytes(resolutions.iter().copied());
     let Some(available) = available_bytes() else {
         return Ok(());
@@ -122,5 +130,7 @@ mod tests {
             "{error}"
         );
         ensure_tables_fit("fit", &[4]).unwrap();
+        // Resolutions no table may have are left to the range check, which names the joint.
+        ensure_tables_fit("fit", &[70_000, 16]).unwrap();
     }
 }

@@ -258,7 +258,8 @@ fn a_configuration_that_excludes_everything_or_is_the_output_is_refused() {
 }
 
 /// A hinge allows no turn off its axis, so calibrating it to accept unseen frames is refused,
-/// from the command line and from a rule, instead of widening it past a full turn.
+/// from the command line and from a rule that asks for it with the hinge, instead of widening
+/// it past a full turn. (A hinge rule without an `accept` turns an inherited one off.)
 #[test]
 fn calibrating_a_hinge_is_refused() {
     let Some(clip) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
@@ -269,7 +270,7 @@ fn calibrating_a_hinge_is_refused() {
     let config = dir.join("hinge.toml");
     std::fs::write(
         &config,
-        "[defaults]\naccept = 0.99\n\n[[joints]]\nmatch = \"?Shin\"\nshape = \"hinge\"\n",
+        "[[joints]]\nmatch = \"?Shin\"\nshape = \"hinge\"\naccept = 0.99\n",
     )
     .unwrap();
     for args in [

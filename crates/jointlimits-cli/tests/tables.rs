@@ -107,6 +107,42 @@ fn bake_refuses_a_bad_resolution_and_an_unknown_joint() {
     assert!(!Path::new(out).exists(), "nothing is written on an error");
 }
 
+/// A joint whose region allows no direction of the grid is refused, naming it, and nothing is
+/// written (the refusal now comes before any joint is baked: it had come after baking every
+/// joint before it).
+#[test]
+fn bake_refuses_a_joint_too_small_for_the_grid_before_baking_the_others() {
+    let dir = scratch("bake-too-small");
+    let joint = |name: &str, region: LimitRegion| jointlimits::JointLimit {
+        joint: name.into(),
+        reference: glam::Quat::IDENTITY,
+        region,
+        softening: None,
+    };
+    // Euler ranges a fifth of a degree wide, with the bone swung off every vertex of an 8×8 grid.
+    let tiny = jointlimits::authored::EulerLimit {
+        order: jointlimits::EulerOrder::XYZ,
+        min: Vec3::new(0.5, 0.3, 0.2),
+        max: Vec3::new(0.5035, 0.3035, 0.2035),
+    };
+    let limits = jointlimits::SkeletonLimits::new(
+        vec![joint("wide", cone().into()), joint("tiny", tiny.into())],
+        None,
+    );
+    let source = dir.join("two.json");
+    jointlimits_io::write_limits_file(&source, &limits).unwrap();
+    let out = dir.join("table.json");
+    let (source, out) = (source.to_str().unwrap(), out.to_str().unwrap());
+    let output = jointlimits(&["bake", source, "-o", out, "--resolution", "8"]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("joint \"tiny\"") && message.contains("allows no bone direction"),
+        "{message}"
+    );
+    assert!(!Path::new(out).exists(), "nothing is written on an error");
+}
+
 #[test]
 fn exported_images_import_back_bit_for_bit_and_painting_them_changes_the_limits() {
     let dir = scratch("images");

@@ -330,11 +330,12 @@ pub fn decode_table_image(bytes: &[u8]) -> Result<(u32, Vec<u16>), ImageProblem>
             // A see-through pixel has no one value to read: refused rather than read as painted.
             let opacity = sample(pixel * samples + samples - 1);
             if opacity != u16::MAX {
+                // Rounded down, so that a pixel a hair from opaque does not read as 100%.
+                let percent = (1e5 * f64::from(opacity) / f64::from(u16::MAX)).floor() / 1e3;
                 return Err(ImageProblem::Unusable(format!(
-                    "pixel ({}, {}) is see-through (alpha {:.0}%); table images are opaque: flatten the image before saving it",
+                    "pixel ({}, {}) is see-through (alpha {percent}%, not 100%); table images are opaque: flatten the image before saving it",
                     pixel % side,
                     pixel / side,
-                    100.0 * f64::from(opacity) / f64::from(u16::MAX)
                 )));
             }
         }
@@ -584,6 +585,12 @@ mod tests {
         let problem = decode_table_image(&encode((3, 4), 0)).unwrap_err();
         assert!(
             matches!(&problem, ImageProblem::Unusable(m) if m.contains("pixel (3, 4) is see-through")),
+            "{problem:?}"
+        );
+        // A hair from opaque reads so, not as 100%.
+        let problem = decode_table_image(&encode((3, 4), 254)).unwrap_err();
+        assert!(
+            matches!(&problem, ImageProblem::Unusable(m) if m.contains("alpha 99.607%, not 100%")),
             "{problem:?}"
         );
     }

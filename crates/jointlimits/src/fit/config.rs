@@ -3,7 +3,9 @@
 //!
 //! A configuration is a list of rules applied in order over the options every joint starts from:
 //! first `defaults`, then each of `joints` whose pattern matches the joint's name, a later rule's
-//! fields replacing an earlier one's. Its serialised form (JSON or TOML) reads:
+//! fields replacing an earlier one's. A rule that picks a kind no margin calibrates (a hinge, a
+//! coupled limit) without an `accept` of its own turns an inherited acceptance off: those
+//! joints get their padding. Its serialised form (JSON or TOML) reads:
 //!
 //! ```toml
 //! [defaults]
@@ -182,11 +184,66 @@ impl FitConfig {
         for rule in matching {
             excluded = rule.exclude.unwrap_or(excluded);
             choice.options = rule.apply(choice.options);
-            if let Some(accept) = rule.accept {
-                choice.accept = (accept > 0.0).then_some(accept);
+            match rule.accept {
+                Some(accept) => choice.accept = (accept > 0.0).then_some(accept),
+                // A rule choosing a kind no margin calibrates (hinges, coupled limits) pads it
+                // instead of inheriting an acceptance it could not honour; an acceptance given
+                // with it is still refused.
+                None if rule.shape.is_some_and(|shape| !shape.can_be_calibrated()) => {
+                    choice.accept = None
+                }
+                None => {}
             }
         }
         (!excluded).then_some(choice)
+    }
+
+    /// Fields of rules that no joint they match can use, given the kind each of `names` ends up
+    /// fitted with from `base` (a `resolution` where no table or coupled limit is fitted, a
+    /// `coupling_margin` where no coupled limit is, a `hold` where only coupled limits are,
+    /// which hold every frame): each as the rule (`defaults` or `joints[i] (match "…")`) and
+    /// what it sets in vain, for a warning.
+    pub fn ignored_fields(&self, names: &[&str], base: &FitOptions) -> Vec<String> {
+        let rules = std::iter::once((None, &self.defaults))
+            .chain(self.joints.iter().enumerate().map(|(i, r)| (Some(i), r)));
+        let mut ignored = Vec::new();
+        for (index, rule) in rules {
+            let shapes: Vec<ShapeKind> = names
+                .iter()
+                .filter(|name| {
+                    index.is_none() || rule.pattern.as_deref().is_some_and(|p| matches(p, name))
+                })
+                .filter_map(|name| self.choice_for(name, base, None))
+                .map(|choice| choice.options.shape)
+                .collect();
+            if shapes.is_empty() {
+                continue;
+            }
+            let any = |wanted: fn(&ShapeKind) -> bool| shapes.iter().any(wanted);
+            let gridded = |s: &ShapeKind| matches!(s, ShapeKind::Table(_) | ShapeKind::Coupled(_));
+            let coupled = |s: &ShapeKind| matches!(s, ShapeKind::Coupled(_));
+            let uncoupled = |s: &ShapeKind| !matches!(s, ShapeKind::Coupled(_));
+            let name = match (index, &rule.pattern) {
+                (Some(i), Some(pattern)) => format!("joints[{i}] (match {pattern:?})"),
+                _ => "defaults".to_string(),
+            };
+            if rule.resolution.is_some() && !any(gridded) {
+                ignored.push(format!(
+                    "{name}: resolution is for tables and coupled limits, and none of its joints is fitted as one, so it is ignored"
+                ));
+            }
+            if rule.coupling_margin.is_some() && !any(coupled) {
+                ignored.push(format!(
+                    "{name}: coupling_margin is for coupled limits, and none of its joints is fitted as one, so it is ignored"
+                ));
+            }
+            if rule.hold.is_some() && !any(uncoupled) {
+                ignored.push(format!(
+                    "{name}: coupled limits hold every frame, so hold applies only to joints fitted without a parent to couple to"
+                ));
+            }
+        }
+        ignored
     }
 
     /// The `joints` rules whose pattern matches none of `names` (likely a misspelling).
@@ -322,8 +379,27 @@ mod tests {
         );
         assert!((shin.options.padding - 1f64.to_radians()).abs() < 1e-12);
         assert_eq!(shin.accept, None);
+        // The hinge rule turns the inherited acceptance off (no margin calibrates a hinge).
         let right = config.choice_for("rShin", &base, None).unwrap();
-        assert_eq!(right.accept, Some(0.99));
+        assert_eq!(right.accept, None);
+        let right_arm = config.choice_for("rShldr", &base, None).unwrap();
+        assert_eq!(right_arm.accept, Some(0.99));
+        assert_eq!(
+            config
+                .choice_for("rShin", &base, Some(0.95))
+                .unwrap()
+                .accept,
+            None
+        );
+        // Given with the hinge, it stays (and the fit refuses it).
+        let explicit: FitConfig = serde_json::from_str(
+            r#"{"joints": [{"match": "*Shin", "shape": "hinge", "accept": 0.99}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            explicit.choice_for("rShin", &base, None).unwrap().accept,
+            Some(0.99)
+        );
         let neck = config.choice_for("neck", &base, None).unwrap();
         assert_eq!(neck.options.shape, ShapeKind::Box);
         assert_eq!(neck.options.padding, base.padding);
@@ -332,6 +408,21 @@ mod tests {
         assert!(back.choice_for("lShin", &base, None).is_some());
         assert_eq!(back.choice_for("rShin", &base, None), None);
         assert_eq!(config.unmatched(&["lShin", "neck"]), vec!["?Finger*"]);
+    }
+
+    #[test]
+    fn fields_no_matched_joint_can_use_are_named() {
+        let config = config(
+            r#"{"joints": [{"match": "rShin", "shape": "coupled", "hold": 0.9},
+                           {"match": "lShin", "shape": "box", "resolution": 64,
+                            "coupling_margin": 5},
+                           {"match": "*Shin", "resolution": 16}]}"#,
+        );
+        let ignored = config.ignored_fields(&["rShin", "lShin"], &FitOptions::default());
+        assert_eq!(ignored.len(), 3, "{ignored:?}");
+        assert!(ignored[0].starts_with("joints[0] (match \"rShin\"): coupled limits hold"));
+        assert!(ignored[1].starts_with("joints[1] (match \"lShin\"): resolution"));
+        assert!(ignored[2].starts_with("joints[1] (match \"lShin\"): coupling_margin"));
     }
 
     fn config_with_reinclusion() -> FitConfig {

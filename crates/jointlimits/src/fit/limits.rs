@@ -81,6 +81,15 @@ impl ShapeKind {
                 | ShapeKind::Coupled(_)
         )
     }
+
+    /// Whether a margin can be calibrated to accept a share of unseen frames (`--accept`): not
+    /// for hinges, which allow no turn off their axis, nor for coupled limits.
+    pub fn can_be_calibrated(self) -> bool {
+        !matches!(
+            self,
+            ShapeKind::Authored(AuthoredShape::Hinge) | ShapeKind::Coupled(_)
+        )
+    }
 }
 
 impl std::fmt::Display for ShapeKind {

@@ -28,10 +28,10 @@ use crate::table::{TableLimit, TableValues};
 use crate::twist::TwistRange;
 
 /// How far inside the boundary stress falls to zero, radians (20°).
-pub const STRESS_DEPTH: f32 = 0.35;
+pub const STRESS_DEPTH: f32 = std::f32::consts::PI / 9.0;
 
 /// The break margin a fitted table gets everywhere, radians (15°).
-pub const BREAK_MARGIN: f32 = 0.26;
+pub const BREAK_MARGIN: f32 = std::f32::consts::PI / 12.0;
 
 /// The resolution `--shape table` uses unless told otherwise.
 pub const DEFAULT_RESOLUTION: u32 = 128;
@@ -325,6 +325,15 @@ mod tests {
             accepted < 150,
             "{accepted} of 5000 random rotations accepted"
         );
+        // The documented 15° break margin, to the 16-bit lattice a limits file stores it on
+        // (180° / 65535), read back from a written file: it had been 14.90°.
+        let written: TableLimit =
+            serde_json::from_str(&serde_json::to_string(&table).unwrap()).unwrap();
+        let margin = written
+            .values_at(samples[0] * axis)
+            .break_margin
+            .to_degrees();
+        assert!((margin - 15.0).abs() < 180.0 / 65535.0, "{margin}°");
     }
 
     #[test]

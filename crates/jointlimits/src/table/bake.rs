@@ -375,6 +375,41 @@ pub fn bake<L: RotationLimit + Sync>(
     Ok(TableLimit::from_values(twist_axis, n, &values))
 }
 
+/// Whether [`bake`] of `limit` at `resolution` about `twist_axis` has something to bake: a
+/// vertex direction of the grid the bone may point along with some twist (it fails with
+/// [`BakeError::Empty`] otherwise), or the resolution's error. Answered before any baking (a
+/// job of many joints can then refuse a hopeless one first): the vertices nearest the axis,
+/// where most limits allow the rest pose, are tried first, so an allowed one is usually found
+/// at once.
+pub fn check_bakeable<L: RotationLimit + Sync>(
+    limit: &L,
+    twist_axis: Vec3,
+    resolution: usize,
+) -> Result<(), BakeError> {
+    if !super::limit::RESOLUTIONS.contains(&resolution) {
+        return Err(BakeError::Resolution(resolution));
+    }
+    let twist_axis = twist_axis.try_normalize().unwrap_or(Vec3::Y);
+    let map = map_around(twist_axis);
+    let n = resolution;
+    let side = n + 1;
+    let mut vertices: Vec<Vec2> = (0..side * side)
+        .map(|i| VertexGrid::vertex_position(n, i % side, i / side))
+        .collect();
+    vertices.sort_by(|a, b| a.length_squared().total_cmp(&b.length_squared()));
+    let pointing = Pointing {
+        limit,
+        axis: twist_axis,
+    };
+    let allows = |&p: &Vec2| !pointing.twist_runs(map.to_sphere(p)).is_empty();
+    let (nearest, rest) = vertices.split_at(vertices.len().min(64));
+    if nearest.iter().any(allows) || rest.par_iter().any(allows) {
+        Ok(())
+    } else {
+        Err(BakeError::Empty(n))
+    }
+}
+
 /// The middle of a twist range.
 fn middle(range: TwistRange) -> f32 {
     0.5 * (range.min + range.max)
@@ -872,6 +907,28 @@ impl RotationTally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_region_between_the_vertices_is_found_unbakeable_before_baking() {
+        let tiny = crate::authored::EulerLimit {
+            order: crate::euler::EulerOrder::XYZ,
+            min: Vec3::new(0.5, 0.3, 0.2),
+            max: Vec3::new(0.5035, 0.3035, 0.2035),
+        };
+        for n in [8, 16] {
+            assert!(matches!(
+                check_bakeable(&tiny, Vec3::Y, n),
+                Err(BakeError::Empty(_))
+            ));
+            assert!(matches!(bake(&tiny, Vec3::Y, n), Err(BakeError::Empty(_))));
+        }
+        let cone = crate::authored::ConeLimit::examples().remove(0);
+        check_bakeable(&cone, cone.twist_axis, 8).unwrap();
+        assert!(matches!(
+            check_bakeable(&cone, cone.twist_axis, 3),
+            Err(BakeError::Resolution(3))
+        ));
+    }
     use crate::reach_cone::ReachConeLimit;
     use crate::region::FullLimit;
 

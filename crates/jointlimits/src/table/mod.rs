@@ -18,6 +18,6 @@ pub mod swing_set;
 pub use boundary::BoundaryChains;
 pub use channels::Channel;
 pub use grid::VertexGrid;
-pub use limit::{TableLimit, TableValues};
+pub use limit::{RESOLUTIONS, TableLimit, TableValues};
 pub use octahedral::OctahedralMap;
 pub use swing_set::SwingSet;
