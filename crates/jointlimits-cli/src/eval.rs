@@ -146,8 +146,15 @@ pub fn evaluate(
         .into_iter()
         .map(|i| (i, axes[i]))
         .collect();
+    // The clips are measured on the chosen joints alone, so that "every joint inside" means
+    // every chosen one (as `compare --joint` measures it).
+    let mut measured = limits.clone();
+    measured.joints = chosen
+        .iter()
+        .map(|&(index, _)| limits.joints[index].clone())
+        .collect();
     let check = match (skeleton, motions.is_empty()) {
-        (Some(skeleton), false) => Some(measure(limits, skeleton, motions, 0.0, true)?),
+        (Some(skeleton), false) => Some(measure(&measured, skeleton, motions, 0.0, true)?),
         _ => None,
     };
     let progress = Progress::bar("evaluating", chosen.len() as u64, "joints");
@@ -156,7 +163,8 @@ pub fn evaluate(
         let limit = &limits.joints[index];
         progress.say(&limit.joint);
         let evaluation = evaluate_limit(limit, axis, options);
-        let clips = check.as_ref().and_then(|report| {
+        // Clips of no frames measure nothing: no share of them is inside or outside.
+        let clips = check.as_ref().filter(|r| r.frames > 0).and_then(|report| {
             let entry = report.joints.iter().find(|j| j.name == limit.joint)?;
             Some(ClipAcceptance {
                 frames: report.frames,

@@ -1,6 +1,6 @@
 //! `jointlimits fit`: learn limits from clips and write a limits file.
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use jointlimits::RotationLimit;
 use jointlimits::fit::{
     FitLimitsError, FitOptions, JointCalibration, ReferenceChoice, ShapeKind, SkeletonFitChoices,
@@ -51,6 +51,16 @@ pub fn run(
     let inputs: Vec<&Path> = clip_paths.iter().map(PathBuf::as_path).collect();
     crate::inputs::ensure_output_is_not_an_input(out, &inputs)?;
     let skeleton = clips.skeleton();
+    // The limits file records the skeleton; one it could not record (offsets beyond what any
+    // reader accepts) is refused before the fit, not after it in every later command.
+    if let Err((joint, problem)) =
+        jointlimits::SkeletonRecord::of(&clips.files[0].skeleton_as_written()).validate()
+    {
+        bail!(
+            "{}: joint {joint:?}: a limits file cannot record this skeleton: {problem}",
+            clip_paths[0].display()
+        );
+    }
     let choices = &SkeletonFitChoices {
         pairs: crate::mirror::resolve_pair_names(skeleton, &choices.pairs)?,
         ..choices.clone()

@@ -47,10 +47,10 @@ pub struct JointReport {
 pub struct ChannelRange {
     /// The channel name, such as `Zrotation`.
     pub channel: String,
-    /// Smallest value.
-    pub min: f32,
-    /// Largest value.
-    pub max: f32,
+    /// Smallest value (`null` in a clip of no frames).
+    pub min: Option<f32>,
+    /// Largest value (`null` in a clip of no frames).
+    pub max: Option<f32>,
 }
 
 /// Builds the report of a parsed clip.
@@ -76,7 +76,12 @@ pub fn report(file: &str, bvh: &Bvh) -> Report {
                         .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {
                             (lo.min(v), hi.max(v))
                         });
-                    let (min, max) = if min <= max { (min, max) } else { (0.0, 0.0) };
+                    // No frames, no range.
+                    let (min, max) = if min <= max {
+                        (Some(min), Some(max))
+                    } else {
+                        (None, None)
+                    };
                     ChannelRange {
                         channel: channel.to_string(),
                         min,
@@ -156,7 +161,10 @@ pub fn print_text(report: &Report, out: &mut impl Write) -> std::io::Result<()> 
             );
             if is_rotation {
                 let axis = &range.channel[..1];
-                write!(out, "  {axis} [{:8.2}, {:8.2}]", range.min, range.max)?;
+                match (range.min, range.max) {
+                    (Some(min), Some(max)) => write!(out, "  {axis} [{min:8.2}, {max:8.2}]")?,
+                    _ => write!(out, "  {axis} [{:>8}, {:>8}]", "-", "-")?,
+                }
             }
         }
         writeln!(out)?;

@@ -632,3 +632,58 @@ fn a_folder_holding_a_link_to_an_input_is_refused() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A three-joint clip with `offset` as the last joint's offset and `frames` frames.
+fn small_clip(offset: &str, frames: usize) -> String {
+    let mut text = format!(
+        "HIERARCHY\nROOT Hips\n{{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition \
+         Zrotation Xrotation Yrotation\n JOINT Spine\n {{\n  OFFSET 0 10 0\n  CHANNELS 3 \
+         Zrotation Xrotation Yrotation\n  JOINT Arm\n  {{\n   OFFSET {offset}\n   CHANNELS 3 \
+         Xrotation Zrotation Yrotation\n   End Site\n   {{\n    OFFSET 0 5 0\n   }}\n  }}\n \
+         }}\n}}\nMOTION\nFrames: {frames}\nFrame Time: 0.0083333\n"
+    );
+    for f in 0..frames {
+        let a = f as f32;
+        text.push_str(&format!(
+            "0 90 0 {} {} 0 {} {} 0 {} {} 0\n",
+            a,
+            a * 0.5,
+            -a,
+            a * 0.3,
+            a * 0.7,
+            -a * 0.2
+        ));
+    }
+    text
+}
+
+/// A skeleton a limits file cannot record (an offset beyond ±1e9) is refused by `fit` before it
+/// writes anything, naming the clip and the joint: the file it wrote had been refused by every
+/// later command. A clip of no frames shows no channel ranges rather than invented zeros.
+#[test]
+fn fit_refuses_a_skeleton_no_limits_file_can_record_and_inspect_reads_no_frames() {
+    let dir = scratch("careless-skeletons");
+    let huge = dir.join("huge.bvh");
+    std::fs::write(&huge, small_clip("1e12 -5e11 3", 50)).unwrap();
+    let out = dir.join("never.json");
+    let output = jointlimits(&["fit", huge.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(
+        message.contains("huge.bvh") && message.contains("\"Arm\"") && message.contains("1e9"),
+        "{message}"
+    );
+    assert!(!out.exists());
+
+    let empty = dir.join("empty.bvh");
+    std::fs::write(&empty, small_clip("0 5 0", 0)).unwrap();
+    let output = jointlimits(&["inspect", empty.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("0 frames")
+            && text.contains("[       -,        -]")
+            && !text.contains("0.00]"),
+        "{text}"
+    );
+}

@@ -116,6 +116,23 @@ fn eval_on_clips_reports_every_joint_and_repeats_itself() {
     }
     assert_eq!(first["overall"]["share_frames_all_inside"], 1.0);
 
+    // On another clip, "every joint inside" counts the chosen joints alone: with one joint it
+    // is that joint's share (it had counted every joint of the file).
+    if let Some(other) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") {
+        let mut args = vec!["--clips", other.to_str().unwrap(), "--joint", "neck"];
+        args.extend_from_slice(&quick);
+        let one = eval_json(&limits, &args);
+        let share = one["joints"][0]["clips"]["share_inside"].as_f64().unwrap();
+        assert!(
+            share < 1.0,
+            "the other clip leaves the neck's limit sometimes"
+        );
+        assert_eq!(
+            one["overall"]["share_frames_all_inside"].as_f64(),
+            Some(share)
+        );
+    }
+
     let text = succeed(&[
         "eval",
         limits_arg,

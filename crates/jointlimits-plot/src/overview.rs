@@ -77,12 +77,23 @@ impl Overview {
     }
 }
 
+/// The line under the title.
+const SUBTITLE: &str = "where each bone can point (equal-area discs around the reference direction), coloured by allowed twist";
+
+/// A width (pixels) that holds `text` at `size` points in the bundled DejaVu Sans, whose
+/// characters average well under 0.62 em.
+fn text_width(text: &str, size: f64) -> i32 {
+    (text.chars().count() as f64 * size * 0.62).ceil() as i32
+}
+
 impl Figure for Overview {
     fn size(&self) -> (u32, u32) {
         let rows = self.cells.len().div_ceil(COLUMNS).max(1) as i32;
         let columns = self.cells.len().clamp(1, COLUMNS) as i32;
+        // A few joints would leave the page narrower than its title lines.
+        let text = text_width(&self.title, 18.0).max(text_width(SUBTITLE, 12.0));
         (
-            (40 + columns * CELL_WIDTH + LEGEND_WIDTH) as u32,
+            (40 + columns * CELL_WIDTH + LEGEND_WIDTH).max(40 + text) as u32,
             (TOP + rows * CELL_HEIGHT + 20).max(TOP + 340) as u32,
         )
     }
@@ -92,11 +103,7 @@ impl Figure for Overview {
         root: &DrawingArea<DB, Shift>,
     ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
         root.draw(&Text::new(self.title.as_str(), (20, 10), style::text(18.0)))?;
-        root.draw(&Text::new(
-            "where each bone can point (equal-area discs around the reference direction), coloured by allowed twist",
-            (20, 36),
-            style::text(12.0),
-        ))?;
+        root.draw(&Text::new(SUBTITLE, (20, 36), style::text(12.0)))?;
         for (index, cell) in self.cells.iter().enumerate() {
             let place = Self::placement(index);
             let label = crate::style::shorten(&cell.name, 22);

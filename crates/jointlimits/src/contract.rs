@@ -104,6 +104,14 @@ pub struct Limited {
 }
 
 impl Limited {
+    /// Whether the answer for the input `relative` is the input itself: allowed, or kept whole
+    /// by a softening (then outside, by at most the softening's radius). The local rotation it
+    /// came from is then returned as it was, bit for bit.
+    #[inline(always)]
+    pub fn kept(&self, relative: Quat) -> bool {
+        self.inside || self.relative == relative
+    }
+
     /// The result for a rotation that was already allowed, measured as `measured`.
     #[inline]
     pub fn unchanged(relative: Quat, measured: Vec4) -> Limited {

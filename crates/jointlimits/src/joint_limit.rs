@@ -140,6 +140,12 @@ impl JointLimit {
         }
         let hard = limited.relative;
         let reach = (softening.radius - SOFTENING_ROOM).max(0.0);
+        // A softening that keeps the whole excess of an input within its reach keeps the input,
+        // bit for bit (a slerp all the way back would round it, and rewrite it in a file).
+        if limited.violation <= reach && softening.keeps_everything(relative, hard) {
+            limited.relative = relative;
+            return limited;
+        }
         let mut softened = softening.apply_rotation(relative, hard);
         for _ in 0..SOFTENING_SHORTENINGS {
             let outside = self.region.violation(softened, context);
@@ -159,8 +165,9 @@ impl JointLimit {
     /// bit.
     #[inline]
     pub fn limit(&self, local: Quat) -> Quat {
-        let limited = self.limit_relative(self.relative(local));
-        if limited.inside {
+        let relative = self.relative(local);
+        let limited = self.limit_relative(relative);
+        if limited.kept(relative) {
             local
         } else {
             self.local(limited.relative)
@@ -170,8 +177,9 @@ impl JointLimit {
     /// [`JointLimit::limit`] knowing the parent's state (`context`), for limits coupled to it.
     #[inline]
     pub fn limit_in(&self, local: Quat, context: &LimitContext) -> Quat {
-        let limited = self.limit_relative_in(self.relative(local), context);
-        if limited.inside {
+        let relative = self.relative(local);
+        let limited = self.limit_relative_in(relative, context);
+        if limited.kept(relative) {
             local
         } else {
             self.local(limited.relative)

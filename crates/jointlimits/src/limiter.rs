@@ -182,7 +182,7 @@ pub(crate) fn stream_step(
         Some(limited) => limited,
         None => stream_answer(limit, relative, previous, margin, context),
     };
-    let output = if limited.inside {
+    let output = if limited.kept(relative) {
         local
     } else {
         limit.local(limited.relative)

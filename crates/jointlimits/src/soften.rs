@@ -55,6 +55,14 @@ impl Softening {
         projected.slerp(original, allowance.min(distance) / distance)
     }
 
+    /// Whether [`Softening::apply_rotation`] moves `projected` all the way back to `original`:
+    /// the allowance covers the whole violation, so the softened rotation is the input itself.
+    #[inline]
+    pub fn keeps_everything(&self, original: Quat, projected: Quat) -> bool {
+        let distance = crate::rotation::angle_between(original, projected);
+        distance > 1e-7 && (self.falloff * distance).tanh() * self.radius >= distance
+    }
+
     /// The one-dimensional version, for twist angles.
     #[inline]
     pub fn apply_scalar(&self, original: f32, projected: f32) -> f32 {

@@ -573,6 +573,43 @@ fn softened_answers_stay_within_the_radius_in_every_kind_metric() {
     }
 }
 
+/// A softening that keeps the whole excess of an input (its allowance covers the violation, and
+/// the violation lies within its reach) gives the input back bit for bit, stateless and in a
+/// stream, in every kind: a slerp all the way back had rounded it, and `apply` then rewrote
+/// rotations it had not changed.
+#[test]
+fn a_softening_that_keeps_the_whole_excess_keeps_the_input() {
+    let mut rng = Rng(0x50F7);
+    let softening = jointlimits::Softening {
+        falloff: 1.0,
+        radius: 4.0,
+    };
+    let mut kept = 0;
+    for region in examples() {
+        let limit = JointLimit {
+            softening: Some(softening),
+            ..joint(&region)
+        };
+        let mut limiter = Limiter::new(vec![Some(limit.clone())]);
+        for q in inputs(&region, &mut rng, 60) {
+            let local = limit.local(q);
+            let hard = region.nearest(limit.relative(local), &NONE);
+            let keeps = !hard.inside
+                && hard.violation < softening.radius - 1e-3
+                && softening.keeps_everything(limit.relative(local), hard.relative);
+            if !keeps {
+                continue;
+            }
+            kept += 1;
+            assert_eq!(limit.limit(local), local, "{}: {q}", region.label());
+            let mut pose = [local];
+            limiter.limit_pose(&mut pose);
+            assert_eq!(pose[0], local, "{}: {q} in a stream", region.label());
+        }
+    }
+    assert!(kept > 100, "only {kept} inputs kept whole");
+}
+
 /// Where a kind answers directly that no twist lets the bone point along a direction, the inside
 /// test allows no rotation pointing there: on Haar-random rotations, the adversarial families,
 /// and rotations a hair off the boundary (where the inside test's tolerances decide).
