@@ -280,6 +280,16 @@ impl<L: RotationLimit> BoundarySource for ExactBoundary<'_, L> {
     }
 }
 
+/// The unit bone axis a table is baked about (`+Y` for a degenerate one) and its map, once
+/// the resolution is known to be one a table may have.
+fn baking_frame(twist_axis: Vec3, resolution: usize) -> Result<(Vec3, OctahedralMap), BakeError> {
+    if !super::limit::RESOLUTIONS.contains(&resolution) {
+        return Err(BakeError::Resolution(resolution));
+    }
+    let twist_axis = twist_axis.try_normalize().unwrap_or(Vec3::Y);
+    Ok((twist_axis, map_around(twist_axis)))
+}
+
 /// Bakes `limit` into a table of `resolution` cells per side about the unit bone axis
 /// `twist_axis` (module docs).
 ///
@@ -299,11 +309,7 @@ pub fn bake<L: RotationLimit + Sync>(
     twist_axis: Vec3,
     resolution: usize,
 ) -> Result<TableLimit, BakeError> {
-    if !super::limit::RESOLUTIONS.contains(&resolution) {
-        return Err(BakeError::Resolution(resolution));
-    }
-    let twist_axis = twist_axis.try_normalize().unwrap_or(Vec3::Y);
-    let map = map_around(twist_axis);
+    let (twist_axis, map) = baking_frame(twist_axis, resolution)?;
     let n = resolution;
     let side = n + 1;
     let directions: Vec<Vec3> = (0..side * side)
@@ -386,11 +392,7 @@ pub fn check_bakeable<L: RotationLimit + Sync>(
     twist_axis: Vec3,
     resolution: usize,
 ) -> Result<(), BakeError> {
-    if !super::limit::RESOLUTIONS.contains(&resolution) {
-        return Err(BakeError::Resolution(resolution));
-    }
-    let twist_axis = twist_axis.try_normalize().unwrap_or(Vec3::Y);
-    let map = map_around(twist_axis);
+    let (twist_axis, map) = baking_frame(twist_axis, resolution)?;
     let n = resolution;
     let side = n + 1;
     let mut vertices: Vec<Vec2> = (0..side * side)
