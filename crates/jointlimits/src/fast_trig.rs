@@ -154,6 +154,13 @@ pub fn atan2_upper4(y: Vec4, x: Vec4) -> Vec4 {
     )
 }
 
+/// [`atan2`] of four pairs at once, any signs, in `[−π, π]`: [`atan2_upper4`] of `|y|`, given
+/// `y`'s sign; `atan2(0, 0) = 0`.
+#[inline(always)]
+pub fn atan2_4(y: Vec4, x: Vec4) -> Vec4 {
+    atan2_upper4(y.abs(), x).copysign(y)
+}
+
 /// `(sin x, cos x)` by Taylor polynomials about π/2 for `x ∈ [0, π]` (error below 1e-7), and
 /// the library function outside that range.
 #[inline(always)]

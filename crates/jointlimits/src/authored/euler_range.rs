@@ -196,6 +196,30 @@ impl EulerLimit {
         })
     }
 
+    /// The first triple of `relative`, each angle on the turn [`nearest_turn`] picks, when it
+    /// lies inside every range by more than [`EulerOrder::from_quat_fast`]'s error and away
+    /// from gimbal lock: then the exact decomposition in f64 finds the same triple on the same
+    /// turns inside the ranges, and the rotation is allowed. `None` says nothing.
+    #[inline]
+    fn clearly_allowed(&self, relative: Quat) -> Option<Vec3> {
+        /// `|cos b|` below which the quick triple is not trusted: its outer angles' error
+        /// (about 1e-6 / cos b) stays below 1e-4 above it.
+        const TRUSTED_COSINE: f32 = 0.02;
+        /// Room for the quick triple's error, radians.
+        const ROOM: f32 = 1e-4;
+        let (angles, cos_b) = self.order.from_quat_fast(relative);
+        // A NaN fails the comparison.
+        (cos_b > TRUSTED_COSINE).then_some(())?;
+        // Each angle's turn at or above the channel's minimum, clear of the minimum, the
+        // maximum, and the next turn (which a range wider than a turn also holds).
+        let past_min = turns_past(angles - self.min)?;
+        let above = self.min + past_min;
+        let clear = past_min.cmpge(Vec3::splat(ROOM))
+            & past_min.cmple(Vec3::splat(std::f32::consts::TAU - ROOM))
+            & (self.max - above).cmpge(Vec3::splat(ROOM));
+        clear.all().then_some(above)
+    }
+
     fn result(&self, relative: Quat, best: Clamped) -> Limited {
         let violation = best.squared.sqrt() as f32;
         let measured = best.turned.as_vec3().extend(0.0);
@@ -219,10 +243,17 @@ impl EulerLimit {
 impl RotationLimit for EulerLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
+        if let Some(angles) = self.clearly_allowed(relative) {
+            return Limited::unchanged(relative, angles.extend(0.0));
+        }
         self.result(relative, self.nearest_clamp(relative))
     }
 
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
+        // An allowed rotation stays unchanged whatever the history.
+        if let Some(angles) = self.clearly_allowed(relative) {
+            return Limited::unchanged(relative, angles.extend(0.0));
+        }
         let previous = previous.truncate().as_dvec3();
         let [first, second] = self.triples(relative).map(|t| {
             let turned = t + TAU * ((previous - t) / TAU).round();
@@ -297,6 +328,22 @@ impl RotationLimit for EulerLimit {
     }
 }
 
+/// `x` modulo a turn, in `[0, 2π)` up to rounding, for `|x|` up to a hundred and fifty turns
+/// (`None` beyond): the truncating conversion instead of `floor` or `%`, which are library calls on
+/// the baseline x86-64 target.
+#[inline(always)]
+fn turns_past(x: Vec3) -> Option<Vec3> {
+    use std::f32::consts::TAU;
+    // A NaN passes here and fails the caller's comparisons.
+    if x.abs().cmpge(Vec3::splat(1e3)).any() {
+        return None;
+    }
+    let turns = x * (1.0 / TAU);
+    let truncated = turns.as_ivec3().as_vec3();
+    let floor = truncated - Vec3::select(truncated.cmpgt(turns), Vec3::ONE, Vec3::ZERO);
+    Some(x - TAU * floor)
+}
+
 /// The representative `angle + 2πk` nearest to `[lo, hi]`: inside when one is, otherwise the
 /// nearer of the one just above `hi` and the one just below `lo`.
 fn nearest_turn(angle: f64, lo: f64, hi: f64) -> f64 {
@@ -324,6 +371,101 @@ mod tests {
         assert!((nearest_turn(-0.2, 0.0, 1.0) + 0.2).abs() < 1e-12);
         assert!((nearest_turn(3.0, -1.0, 1.0) - 3.0).abs() < 1e-12);
         assert!((nearest_turn(-3.0 + TAU, -1.0, 1.0) + 3.0).abs() < 1e-12);
+    }
+}
+
+#[cfg(test)]
+mod quick_tests {
+    use super::*;
+    use crate::measure::SeededRandom;
+
+    /// Limits of every order with ranges narrow, wide, off-centre and wider than a turn.
+    fn limits(random: &mut SeededRandom) -> Vec<EulerLimit> {
+        let mut unit = || random.next_unit() as f32;
+        let mut limits = Vec::new();
+        for order in EulerOrder::ALL {
+            for _ in 0..6 {
+                let low = Vec3::new(-4.0 * unit(), -1.75 * unit(), -4.0 * unit());
+                let span = Vec3::new(7.0 * unit(), 3.5 * unit() + 0.01, 7.0 * unit());
+                limits.push(EulerLimit {
+                    order,
+                    min: low,
+                    max: low + span,
+                });
+            }
+        }
+        limits
+    }
+
+    /// Rotations from everywhere: Haar-random in both covers and a hair off unit length,
+    /// triples at and near gimbal lock, triples inside the ranges and a hair from their ends,
+    /// on other turns.
+    fn inputs(limit: &EulerLimit, random: &mut SeededRandom) -> Vec<Quat> {
+        let mut inputs = Vec::new();
+        for _ in 0..300 {
+            let q = random.rotation();
+            inputs.extend([q, -q, q * (1.0 + 1e-5), q * (1.0 - 1e-5)]);
+        }
+        let (lo, hi) = (limit.min.as_dvec3(), limit.max.as_dvec3());
+        for n in 0..600 {
+            let mut t = DVec3::ZERO;
+            for k in 0..3 {
+                t[k] = lo[k] + (hi[k] - lo[k]) * random.next_unit();
+            }
+            match n % 4 {
+                // A channel a hair inside or outside an end.
+                0 => {
+                    let k = n / 4 % 3;
+                    let hair = 10f64.powf(-8.0 + 5.0 * random.next_unit());
+                    t[k] = if n % 8 == 0 { lo[k] } else { hi[k] }
+                        + hair * if n % 3 == 0 { 1.0 } else { -1.0 };
+                }
+                // At or near gimbal lock.
+                1 => {
+                    let off = 10f64.powf(-8.0 + 7.0 * random.next_unit());
+                    t.y = (std::f64::consts::FRAC_PI_2 - off).copysign(t.y);
+                }
+                // On another turn.
+                2 => t += TAU * DVec3::new(1.0, 0.0, -2.0),
+                _ => {}
+            }
+            let q = limit.order.to_quat(t);
+            inputs.extend([q, -q]);
+        }
+        inputs
+    }
+
+    #[test]
+    fn the_quick_look_passes_only_what_the_exact_decomposition_allows() {
+        let mut random = SeededRandom::new(11);
+        let mut passed = 0;
+        for limit in limits(&mut random) {
+            for q in inputs(&limit, &mut random) {
+                let exact = limit.nearest_clamp(q);
+                let Some(quick) = limit.clearly_allowed(q) else {
+                    // Every rotation allowed away from gimbal lock and the ranges' ends passes.
+                    let depth = (exact.turned - limit.min.as_dvec3())
+                        .min(limit.max.as_dvec3() - exact.turned)
+                        .min_element();
+                    let past_min = exact.turned - limit.min.as_dvec3();
+                    let clear = exact.turned.y.cos() > 0.05
+                        && depth > 2e-4
+                        && past_min.max_element() < TAU - 2e-4;
+                    assert!(exact.squared > 0.0 || !clear, "{q:?} in {limit:?}");
+                    continue;
+                };
+                passed += 1;
+                assert_eq!(exact.squared, 0.0, "{q:?} in {limit:?}: {exact:?}");
+                let strays = (exact.turned - quick.as_dvec3()).abs().max_element();
+                assert!(
+                    strays < 1e-4,
+                    "{q:?} in {limit:?}: {quick} against {exact:?}"
+                );
+                let answer = limit.nearest(q, &LimitContext::NONE);
+                assert!(answer.inside && answer.relative == q);
+            }
+        }
+        assert!(passed > 10_000, "{passed}");
     }
 }
 
