@@ -15,7 +15,9 @@
 //! `project/reach_cone` is a reach cone with swing-dependent twist fitted to the same walk (and
 //! `prepared_one_at_a_time/reach_cone`, `prepared_inside_one_at_a_time/reach_cone` prepared).
 //! `inside_one_at_a_time/authored/<kind>` and `prepared_inside_one_at_a_time/authored/<kind>`
-//! are the Euler, cone and spherical-ellipse limits fitted to the walk, on allowed inputs.
+//! are the Euler, cone and spherical-ellipse limits fitted to the walk, on allowed inputs;
+//! `inside_one_at_a_time/authored/hinge` and `{inside,prepared_inside}_one_at_a_time/coupled`
+//! a hinge and a limit coupled to its parent (see `hinge_and_coupled`).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{DVec3, Quat, Vec3};
@@ -289,6 +291,98 @@ fn projection(c: &mut Criterion) {
             &inside,
         );
     }
+    hinge_and_coupled(c);
+}
+
+/// `inside_one_at_a_time/authored/hinge`: a hinge (which allows no open set of rotations, so
+/// has no cells to prepare) on rotations about its axis within its range.
+/// `{inside,prepared_inside}_one_at_a_time/coupled`: the example coupled limit given a parent
+/// swung by 0.8 rad, on rotations drawn uniformly from the box that parent selects;
+/// `prepared_inside_one_at_a_time/coupled_common_box` on rotations drawn from the box every
+/// parent's box holds (which its cells cover).
+fn hinge_and_coupled(c: &mut Criterion) {
+    use jointlimits::authored::HingeLimit;
+    use jointlimits::coupled::CoupledLimit;
+    use jointlimits::{LimitContext, LimitRegion, RotationLimit};
+    let mut random = Random(SplitMix(17));
+    let hinge = HingeLimit {
+        axis: Vec3::new(0.2, 1.0, -0.1).normalize(),
+        min: -0.3,
+        max: 2.1,
+    };
+    let limit = JointLimit {
+        joint: "knee".into(),
+        reference: Quat::from_rotation_x(0.2),
+        region: LimitRegion::Hinge(hinge),
+        softening: None,
+    };
+    let inside: Vec<Quat> = (0..4096)
+        .map(|_| {
+            let angle = hinge.min + (hinge.max - hinge.min) * (0.5 + 0.5 * random.next());
+            limit.local(Quat::from_axis_angle(hinge.axis, angle))
+        })
+        .collect();
+    assert!(inside.iter().all(|&q| limit.contains(q)));
+    bench_one_at_a_time(c, "inside_one_at_a_time/authored", "hinge", &limit, &inside);
+
+    let coupled = CoupledLimit::examples().remove(0);
+    let parent = Quat::from_rotation_z(0.8) * coupled.record().parent_reference;
+    let shape = coupled.box_for_direction(coupled.parent_direction(parent));
+    let limit = JointLimit {
+        joint: "elbow".into(),
+        reference: Quat::from_rotation_y(0.3),
+        region: LimitRegion::Coupled(coupled),
+        softening: None,
+    };
+    let context = LimitContext {
+        parent: Some(parent),
+    };
+    let mut draw = |shape: &jointlimits::shape::BoxShape| -> Vec<Quat> {
+        (0..4096)
+            .map(|_| {
+                let t = 0.5 * random.vec3() + Vec3::splat(0.5);
+                let point = shape.frame.center
+                    + shape.frame.rotation * (shape.min + (shape.max - shape.min) * t);
+                limit.local(from_scaled_angle_axis(point))
+            })
+            .filter(|&q| limit.region.contains(limit.relative(q), &context))
+            .collect()
+    };
+    let inside = draw(&shape);
+    let common = match &limit.region {
+        LimitRegion::Coupled(coupled) => coupled.common_box().expect("the example's boxes overlap"),
+        _ => unreachable!("a coupled limit"),
+    };
+    let inside_common = draw(&common);
+    let prepared = PreparedLimit::new(limit.clone());
+    let cells = prepared.inside_cells().expect("coupled limits have cells");
+    let proven = inside.iter().filter(|&&q| cells.surely_allowed(q)).count();
+    eprintln!(
+        "prepared/coupled: {proven} of {} allowed inputs in proven cells",
+        inside.len()
+    );
+    bench_calls(
+        c,
+        "inside_one_at_a_time",
+        "coupled",
+        |q| limit.limit_in(q, &context),
+        &inside,
+    );
+    bench_calls(
+        c,
+        "prepared_inside_one_at_a_time",
+        "coupled",
+        |q| prepared.limit_in(q, &context),
+        &inside,
+    );
+    // Rotations drawn from the box every parent's box holds, which the cells cover.
+    bench_calls(
+        c,
+        "prepared_inside_one_at_a_time",
+        "coupled_common_box",
+        |q| prepared.limit_in(q, &context),
+        &inside_common,
+    );
 }
 
 /// The allowed ones of `queries` (about half): what a limit sees most of the time at runtime.

@@ -123,6 +123,32 @@ impl CoupledLimit {
         }
     }
 
+    /// The box every parent's box holds: each bound of a parent's box is a blend (weights at
+    /// least 0, summing to 1) of the vertices' bounds, cut to the independent box, so its
+    /// `min` is at most the largest vertex `min` and its `max` at least the smallest vertex
+    /// `max`. `None` when that box is empty.
+    pub fn common_box(&self) -> Option<BoxShape> {
+        let r = &self.record;
+        let min = r.min.iter().fold(r.independent.min, |a, &b| a.max(b));
+        let max = r.max.iter().fold(r.independent.max, |a, &b| a.min(b));
+        min.cmplt(max).all().then_some(BoxShape {
+            frame: r.frame,
+            min,
+            max,
+        })
+    }
+
+    /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
+    /// whatever the parent's state ([`crate::rotation_cells`]; `to_relative` unit): those the
+    /// full-space [`CoupledLimit::common_box`] allows, held by every parent's box and the
+    /// independent one. No cell when that box is empty.
+    pub fn prove_cells(&self, to_relative: Quat) -> crate::rotation_cells::InsideCells {
+        match self.common_box() {
+            Some(common) => FullLimit::new(Shape::Box(common)).prove_cells(to_relative),
+            None => crate::rotation_cells::InsideCells::none(),
+        }
+    }
+
     /// The child's region for `context`: the box its parent selects, or the independent box.
     #[inline]
     fn region(&self, context: &LimitContext) -> FullLimit {
