@@ -189,8 +189,13 @@ impl JointLimit {
     /// Whether the local rotation `local` is allowed.
     #[inline]
     pub fn contains(&self, local: Quat) -> bool {
-        self.region
-            .contains(self.relative(local), &LimitContext::NONE)
+        self.contains_in(local, &LimitContext::NONE)
+    }
+
+    /// [`JointLimit::contains`] knowing the parent's state (`context`).
+    #[inline]
+    pub fn contains_in(&self, local: Quat, context: &LimitContext) -> bool {
+        self.region.contains(self.relative(local), context)
     }
 
     /// How `local` stands against the limit: its violation, the stress there (for kinds that

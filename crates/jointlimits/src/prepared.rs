@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use glam::Quat;
 
-use crate::contract::{LimitContext, RotationLimit};
+use crate::contract::LimitContext;
 use crate::joint_limit::JointLimit;
 use crate::region::LimitRegion;
 use crate::rotation_cells::InsideCells;
@@ -80,12 +80,6 @@ impl PreparedLimit {
         if self.surely_allowed(local) {
             return local;
         }
-        self.limit_exactly(local, context)
-    }
-
-    /// [`JointLimit::limit_in`], out of line: the proven path stays a few instructions.
-    #[inline(never)]
-    fn limit_exactly(&self, local: Quat, context: &LimitContext) -> Quat {
         self.limit.limit_in(local, context)
     }
 
@@ -98,11 +92,7 @@ impl PreparedLimit {
     /// [`PreparedLimit::contains`] knowing the parent's state.
     #[inline]
     pub fn contains_in(&self, local: Quat, context: &LimitContext) -> bool {
-        self.surely_allowed(local)
-            || self
-                .limit
-                .region
-                .contains(self.limit.relative(local), context)
+        self.surely_allowed(local) || self.limit.contains_in(local, context)
     }
 
     /// Whether `local` lies in a proven cell.
@@ -144,6 +134,7 @@ pub(crate) fn proven_cells(limit: &JointLimit) -> Option<InsideCells> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::RotationLimit;
     use crate::authored::{ConeLimit, EulerLimit, SphericalEllipseLimit};
     use crate::coupled::CoupledLimit;
     use crate::measure::SeededRandom;
