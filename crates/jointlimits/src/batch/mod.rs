@@ -382,15 +382,30 @@ fn short_way(q: &Quats) -> Quats {
 
 /// The scaled angle-axis `θ·n` of unit quaternions with `w ≥ 0` in every lane: the operations of
 /// [`short_scaled_angle_axis`], both of its cases formed and one kept, so the loop has no branch.
+/// A group turned no more than 90° in every lane (joints mostly are) forms the first case only,
+/// sparing a square root, a division and a polynomial per lane.
 #[inline(always)]
 fn logarithm(q: &Quats) -> Points {
-    let mut out = Points::default();
+    let mut sin_half_squared = [0.0f32; LANES];
+    let mut all_within = true;
     for i in 0..LANES {
         let (x, y, z, w) = (q.x[i], q.y[i], q.z[i], q.w[i]);
-        let sin_half_squared = x * x + y * y + z * z;
-        let within = short_log_scale_within_quarter(sin_half_squared, w);
-        let beyond = short_log_scale_beyond_quarter(sin_half_squared, w);
-        let scale = if sin_half_squared <= w * w {
+        sin_half_squared[i] = x * x + y * y + z * z;
+        all_within &= sin_half_squared[i] <= w * w;
+    }
+    let mut out = Points::default();
+    if all_within {
+        for i in 0..LANES {
+            let scale = short_log_scale_within_quarter(sin_half_squared[i], q.w[i]);
+            (out.x[i], out.y[i], out.z[i]) = (q.x[i] * scale, q.y[i] * scale, q.z[i] * scale);
+        }
+        return out;
+    }
+    for i in 0..LANES {
+        let (x, y, z, w) = (q.x[i], q.y[i], q.z[i], q.w[i]);
+        let within = short_log_scale_within_quarter(sin_half_squared[i], w);
+        let beyond = short_log_scale_beyond_quarter(sin_half_squared[i], w);
+        let scale = if sin_half_squared[i] <= w * w {
             within
         } else {
             beyond
