@@ -205,7 +205,8 @@ pub(crate) fn newton_step(a2: Vec3, ax2_x: f32, ax2_y: f32, ax2_z: f32, t: f32) 
     let (sx, sy, sz) = (ax2_x * ix * ix, ax2_y * iy * iy, ax2_z * iz * iz);
     let s = sx + sy + sz;
     let cubic = sx * ix + sy * iy + sz * iz;
-    t + s * (s.sqrt() - 1.0) / cubic
+    // The division and the square root do not wait for each other.
+    t + s / cubic * (s.sqrt() - 1.0)
 }
 
 impl LimitShape for EllipsoidShape {
