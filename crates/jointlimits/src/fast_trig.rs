@@ -54,9 +54,17 @@ const SMALLEST_POWER: f32 = 1e-18;
 /// operation off subnormal numbers.
 #[inline(always)]
 fn polynomial<const N: usize>(x: f32, coefficients: &[f32; N]) -> f32 {
+    polynomial_with_powers_from(x, coefficients, SMALLEST_POWER)
+}
+
+/// [`polynomial`] with its powers kept at least `floor` in magnitude (0: the true powers).
+#[inline(always)]
+fn polynomial_with_powers_from<const N: usize>(x: f32, coefficients: &[f32; N], floor: f32) -> f32 {
     let mut terms = *coefficients;
     let mut len = N;
-    let mut power = x.abs().max(SMALLEST_POWER).copysign(x);
+    // Comparisons rather than `max`, which would turn a NaN into the floor.
+    let raised = |magnitude: f32| if magnitude < floor { floor } else { magnitude };
+    let mut power = raised(x.abs()).copysign(x);
     while len > 1 {
         let pairs = len.div_ceil(2);
         for k in 0..pairs {
@@ -67,7 +75,7 @@ fn polynomial<const N: usize>(x: f32, coefficients: &[f32; N]) -> f32 {
             };
         }
         len = pairs;
-        power = (power * power).max(SMALLEST_POWER);
+        power = raised(power * power);
     }
     terms[0]
 }
@@ -200,22 +208,7 @@ mod tests {
     /// Estrin's scheme with the true powers, subnormal or not: what [`polynomial`] computed
     /// before it raised tiny powers to [`SMALLEST_POWER`].
     fn with_true_powers<const N: usize>(x: f32, coefficients: &[f32; N]) -> f32 {
-        let mut terms = *coefficients;
-        let mut len = N;
-        let mut power = x;
-        while len > 1 {
-            let pairs = len.div_ceil(2);
-            for k in 0..pairs {
-                terms[k] = if 2 * k + 1 < len {
-                    terms[2 * k] + terms[2 * k + 1] * power
-                } else {
-                    terms[2 * k]
-                };
-            }
-            len = pairs;
-            power *= power;
-        }
-        terms[0]
+        polynomial_with_powers_from(x, coefficients, 0.0)
     }
 
     #[test]
@@ -261,6 +254,9 @@ mod tests {
             }
         }
         assert!(compared > 500_000, "{compared}");
+        // And a NaN stays one.
+        assert!(atan_over_t(f32::NAN).is_nan());
+        assert!(half_angle_sinc_cos(f32::NAN).1.is_nan());
     }
 
     #[test]
