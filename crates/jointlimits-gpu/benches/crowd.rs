@@ -7,9 +7,10 @@
 //! - `crowd/cpu/2_threads/10k_characters/<kind>`: 10,000 characters (430,000 joints) per frame,
 //!   for every kind the fitter makes; `<kind>_proven_cells` for the authored kinds with
 //!   [`jointlimits::Crowd::with_proven_cells`].
-//! - `crowd/gpu/<size>/{with_transfers,on_gpu}`: fitted ellipsoids on the GPU
-//!   ([`jointlimits_gpu::GpuCrowd`]), with the upload and read-back of every frame, or the kernel
-//!   alone on poses that stay on the GPU; skipped, saying why, where there is no adapter.
+//! - `crowd/gpu/<size>/{with_transfers,pipelined,on_gpu}`: fitted ellipsoids on the GPU
+//!   ([`jointlimits_gpu::GpuCrowd`]), with the upload and read-back of every frame (one frame at
+//!   a time, or each frame sent before the one ahead of it is received), or the kernel alone on
+//!   poses that stay on the GPU; skipped, saying why, where there is no adapter.
 //! - `crowd/gpu/10k_characters/<kind>`: every kind on the GPU with transfers, the host's part
 //!   (kinds with no native kernel) on the same two threads as the CPU's.
 //! - `crowd/cpu/2_threads/10k_characters/ellipsoid_noise_<n>`: fitted ellipsoids with every joint
@@ -22,7 +23,7 @@
 #[path = "common/crowd_scene.rs"]
 mod crowd_scene;
 
-use std::cell::Cell;
+use std::cell::{Cell, OnceCell};
 use std::hint::black_box;
 
 use criterion::measurement::WallTime;
@@ -52,36 +53,71 @@ fn pool(threads: usize) -> ThreadPool {
         .expect("a thread pool")
 }
 
-/// Times one frame of `characters` characters limited by `limits` on `pool`.
+/// Limits fitted on the scene when a bench first needs them (a run filtered to a few benches
+/// fits only theirs).
+struct LazyFit<'a> {
+    scene: &'a Scene,
+    options: FitOptions,
+    limits: OnceCell<SkeletonLimits>,
+}
+
+impl<'a> LazyFit<'a> {
+    fn new(scene: &'a Scene, space: SpaceKind, shape: ShapeKind) -> LazyFit<'a> {
+        LazyFit {
+            scene,
+            options: FitOptions {
+                space,
+                shape,
+                ..FitOptions::default()
+            },
+            limits: OnceCell::new(),
+        }
+    }
+
+    fn get(&self) -> &SkeletonLimits {
+        self.limits.get_or_init(|| self.scene.fit(&self.options))
+    }
+}
+
+/// Times one frame of `characters` characters limited by `limits` on `pool`; the frames and the
+/// crowd are made only if the bench runs.
 fn bench_crowd(
     group: &mut BenchmarkGroup<WallTime>,
     name: &str,
-    scene: &Scene,
-    limits: &SkeletonLimits,
+    limits: &LazyFit,
     characters: usize,
     noise: f32,
     pool: &ThreadPool,
 ) {
-    let frames: Vec<Vec<Quat>> = (0..FRAMES)
-        .map(|f| scene.frame(characters, f, noise, 7))
-        .collect();
-    let mut crowd = limits
-        .bind_crowd(&scene.skeleton, characters)
-        .expect("limits fitted on this skeleton");
-    if name.ends_with("_proven_cells") {
-        crowd = crowd.with_proven_cells();
-    }
-    let outside: usize = frames
-        .iter()
-        .map(|frame| crowd.limit_frame(&mut frame.clone()))
-        .sum();
-    eprintln!(
-        "{name}: {:.1}% of joints outside",
-        100.0 * outside as f64 / (FRAMES * frames[0].len()) as f64
-    );
-    group.throughput(Throughput::Elements(frames[0].len() as u64));
+    let scene = limits.scene;
+    let setup = || {
+        let frames: Vec<Vec<Quat>> = (0..FRAMES)
+            .map(|f| scene.frame(characters, f, noise, 7))
+            .collect();
+        let mut crowd = limits
+            .get()
+            .bind_crowd(&scene.skeleton, characters)
+            .expect("limits fitted on this skeleton");
+        if name.ends_with("_proven_cells") {
+            crowd = crowd.with_proven_cells();
+        }
+        let outside: usize = frames
+            .iter()
+            .map(|frame| crowd.limit_frame(&mut frame.clone()))
+            .sum();
+        eprintln!(
+            "{name}: {:.1}% of joints outside",
+            100.0 * outside as f64 / (FRAMES * frames[0].len()) as f64
+        );
+        (frames, crowd)
+    };
+    group.throughput(Throughput::Elements(
+        (characters * scene.joint_count()) as u64,
+    ));
+    let mut made = None;
     let next = Cell::new(0);
     group.bench_function(name, |b| {
+        let (frames, crowd) = made.get_or_insert_with(setup);
         b.iter_batched_ref(
             || {
                 next.set((next.get() + 1) % FRAMES);
@@ -97,7 +133,7 @@ fn crowd(c: &mut Criterion) {
     let Some(mocap) = mocap_dir() else { return };
     let scene = Scene::load(&mocap);
     let joints = scene.joint_count();
-    let ellipsoids = scene.fit(&FitOptions::default());
+    let ellipsoids = LazyFit::new(&scene, SpaceKind::Full, ShapeKind::Ellipsoid);
     for threads in [1, 2] {
         let pool = pool(threads);
         let mut group = c.benchmark_group(format!("crowd/cpu/{threads}_threads"));
@@ -108,19 +144,11 @@ fn crowd(c: &mut Criterion) {
             ("1M_joints", 1_000_000),
         ] {
             let characters = usize::div_ceil(total, joints);
-            bench_crowd(
-                &mut group,
-                name,
-                &scene,
-                &ellipsoids,
-                characters,
-                NOISE,
-                &pool,
-            );
+            bench_crowd(&mut group, name, &ellipsoids, characters, NOISE, &pool);
         }
         group.finish();
     }
-    bench_gpu(c, &scene, &ellipsoids);
+    bench_gpu(c, &ellipsoids);
     let kinds = [
         ("ellipsoid", SpaceKind::Full, ShapeKind::Ellipsoid),
         ("box", SpaceKind::Full, ShapeKind::Box),
@@ -156,40 +184,36 @@ fn crowd(c: &mut Criterion) {
         ),
     ];
     let pool = pool(2);
-    let mut per_kind = Vec::new();
+    let per_kind: Vec<(&str, LazyFit)> = kinds
+        .into_iter()
+        .map(|(name, space, shape)| (name, LazyFit::new(&scene, space, shape)))
+        .collect();
     let mut group = c.benchmark_group("crowd/cpu/2_threads/10k_characters");
     group.sample_size(10);
-    for (name, space, shape) in kinds {
-        let limits = scene.fit(&FitOptions {
-            space,
-            shape,
-            ..FitOptions::default()
-        });
-        bench_crowd(&mut group, name, &scene, &limits, 10_000, NOISE, &pool);
-        if matches!(shape, ShapeKind::Authored(_)) {
+    for (name, limits) in &per_kind {
+        bench_crowd(&mut group, name, limits, 10_000, NOISE, &pool);
+        if matches!(limits.options.shape, ShapeKind::Authored(_)) {
             let proven = format!("{name}_proven_cells");
-            bench_crowd(&mut group, &proven, &scene, &limits, 10_000, NOISE, &pool);
+            bench_crowd(&mut group, &proven, limits, 10_000, NOISE, &pool);
         }
-        per_kind.push((name, limits));
     }
     for (name, noise) in [
         ("ellipsoid_noise_0", 0.0),
         ("ellipsoid_noise_0.02", 0.02),
         ("ellipsoid_noise_0.05", 0.05),
     ] {
-        bench_crowd(&mut group, name, &scene, &ellipsoids, 10_000, noise, &pool);
+        bench_crowd(&mut group, name, &ellipsoids, 10_000, noise, &pool);
     }
     group.finish();
     bench_gpu_kinds(c, &scene, &per_kind, &pool);
 }
 
 /// `crowd/gpu/10k_characters/<kind>` (module docs).
-fn bench_gpu_kinds(
-    c: &mut Criterion,
-    scene: &Scene,
-    kinds: &[(&str, SkeletonLimits)],
-    pool: &ThreadPool,
-) {
+fn bench_gpu_kinds(c: &mut Criterion, scene: &Scene, kinds: &[(&str, LazyFit)], pool: &ThreadPool) {
+    if let Err(e) = GpuCrowd::new(&[None], 1) {
+        eprintln!("skipping crowd/gpu/10k_characters: {e}");
+        return;
+    }
     let characters = 10_000;
     let parents: Vec<Option<usize>> = scene.skeleton.joints().iter().map(|j| j.parent).collect();
     let frames: Vec<Vec<Quat>> = (0..FRAMES)
@@ -199,26 +223,30 @@ fn bench_gpu_kinds(
     group.sample_size(10);
     group.throughput(Throughput::Elements(frames[0].len() as u64));
     for (name, limits) in kinds {
-        let per_joint = limits
-            .per_joint(&scene.skeleton)
-            .expect("fitted on this skeleton");
-        let mut gpu = match GpuCrowd::new(&per_joint, characters) {
-            Ok(gpu) => gpu.with_parents(&parents),
-            Err(e) => {
-                eprintln!("skipping crowd/gpu/10k_characters: {e}");
-                return;
-            }
+        let setup = || {
+            let per_joint = limits
+                .get()
+                .per_joint(&scene.skeleton)
+                .expect("fitted on this skeleton");
+            let mut gpu = GpuCrowd::new(&per_joint, characters)
+                .expect("a GPU crowd")
+                .with_parents(&parents);
+            let mut poses = frames[0].clone();
+            pool.install(|| gpu.limit_frame(&mut poses))
+                .expect("the GPU runs");
+            eprintln!(
+                "crowd/gpu/10k_characters/{name}: {} joints on the host, {:.1}% of theirs in \
+                 proven cells",
+                gpu.joints_on_host(),
+                100.0 * gpu.proven_on_gpu() as f64
+                    / (characters * gpu.joints_on_host()).max(1) as f64
+            );
+            gpu
         };
-        let mut poses = frames[0].clone();
-        pool.install(|| gpu.limit_frame(&mut poses))
-            .expect("the GPU runs");
-        eprintln!(
-            "crowd/gpu/10k_characters/{name}: {} joints on the host, {:.1}% of theirs in proven cells",
-            gpu.joints_on_host(),
-            100.0 * gpu.proven_on_gpu() as f64 / (characters * gpu.joints_on_host()).max(1) as f64
-        );
+        let mut made = None;
         let next = Cell::new(0);
         group.bench_function(*name, |b| {
+            let gpu = made.get_or_insert_with(setup);
             b.iter_batched_ref(
                 || {
                     next.set((next.get() + 1) % FRAMES);
@@ -238,9 +266,15 @@ fn bench_gpu_kinds(
 }
 
 /// `crowd/gpu/...` (module docs).
-fn bench_gpu(c: &mut Criterion, scene: &Scene, limits: &SkeletonLimits) {
+fn bench_gpu(c: &mut Criterion, limits: &LazyFit) {
+    if let Err(e) = GpuCrowd::new(&[None], 1) {
+        eprintln!("skipping crowd/gpu: {e}");
+        return;
+    }
+    let scene = limits.scene;
     let joints = scene.joint_count();
     let per_joint = limits
+        .get()
         .per_joint(&scene.skeleton)
         .expect("fitted on this skeleton");
     for (name, total) in [
@@ -269,6 +303,17 @@ fn bench_gpu(c: &mut Criterion, scene: &Scene, limits: &SkeletonLimits) {
                 BatchSize::LargeInput,
             )
         });
+        // Frame n + 1 sent before frame n is received: the copies of one overlap the GPU's
+        // work on the other.
+        let mut limited = frame.clone();
+        gpu.submit(&frame).expect("a frame of this crowd");
+        group.bench_function("pipelined", |b| {
+            b.iter(|| {
+                gpu.submit(&frame).expect("a frame of this crowd");
+                black_box(gpu.receive(&mut limited).expect("the GPU runs"))
+            })
+        });
+        gpu.receive(&mut limited).expect("the GPU runs");
         gpu.upload(&frame).expect("a frame of this crowd");
         group.bench_function("on_gpu", |b| {
             b.iter(|| {

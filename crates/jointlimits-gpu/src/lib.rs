@@ -34,6 +34,7 @@
 mod copy;
 mod joints;
 
+use std::collections::VecDeque;
 use std::sync::mpsc;
 
 use glam::Quat;
@@ -70,6 +71,9 @@ pub enum GpuError {
     /// Moving a frame to or from the GPU failed (mapping a buffer, or waiting for the GPU).
     #[error("moving a frame to or from the GPU failed: {0}")]
     Transfer(String),
+    /// A frame was submitted or received out of turn ([`GpuCrowd::submit`]).
+    #[error("frames out of turn: {0}")]
+    InFlight(String),
 }
 
 /// A crowd of characters of one skeleton, limited on the GPU (crate docs).
@@ -85,12 +89,11 @@ pub struct GpuCrowd {
     outside: wgpu::Buffer,
     /// A bit per character and joint: in a proven cell of a joint limited on the host.
     proven: wgpu::Buffer,
-    /// Host-visible, where a frame is written on its way in. Kept from frame to frame: a
-    /// `Queue::write_buffer` makes (and maps) a new staging buffer each time.
-    upload: wgpu::Buffer,
-    /// Host-visible, where the limited frame, the outside count (4 bytes) and the proven bits
-    /// land on their way out, read with one mapping.
-    readback: wgpu::Buffer,
+    /// Host-visible buffers a frame passes through: one pair, and a second made when a frame is
+    /// submitted while another is in flight.
+    staging: Vec<Staging>,
+    /// The staging pairs of the frames submitted and not yet received, oldest first.
+    in_flight: VecDeque<usize>,
     kernels: Kernels,
     /// The joints limited on the host (the others `None`), if any.
     host: Option<Crowd>,
@@ -195,18 +198,7 @@ impl GpuCrowd {
             contents: bytemuck::cast_slice(kernels.lookup()),
             usage: wgpu::BufferUsages::STORAGE,
         });
-        let upload = buffer(
-            "upload",
-            pose_bytes,
-            wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
-        );
-        let readback = buffer(
-            "readback",
-            pose_bytes
-                .saturating_add(COUNT_BYTES)
-                .saturating_add(proven_bytes),
-            wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        );
+        let staging = vec![Staging::new(&device, pose_bytes, proven_bytes)];
         let groups = (slots as u32).div_ceil(WORKGROUP);
         let max_x = device.limits().max_compute_workgroups_per_dimension;
         let grid = (groups.min(max_x), groups.div_ceil(max_x));
@@ -256,8 +248,8 @@ impl GpuCrowd {
             history,
             outside,
             proven,
-            upload,
-            readback,
+            staging,
+            in_flight: VecDeque::new(),
             kernels,
             host,
             proven_bits: vec![0; proven_words(slots)],
@@ -335,42 +327,87 @@ impl GpuCrowd {
     /// Limits one frame in place, as [`jointlimits::Crowd::limit_frame`]: `poses[c · J + j]` is
     /// character `c`'s local rotation of joint `j`. Uploads, runs and reads back; returns how
     /// many joints were outside. The frame is copied into and out of host-visible memory in
-    /// pieces on rayon's current pool (`pool.install(|| ...)` picks the cores).
+    /// pieces on rayon's current pool (`pool.install(|| ...)` picks the cores). Fails with
+    /// [`GpuError::InFlight`] while frames submitted with [`GpuCrowd::submit`] wait to be
+    /// received.
     pub fn limit_frame(&mut self, poses: &mut [Quat]) -> Result<usize, GpuError> {
-        self.upload(poses)?;
-        self.run();
-        self.download(poses)
+        self.expect_none_in_flight()?;
+        self.submit(poses)?;
+        self.receive(poses)
     }
 
-    /// Sends a frame to the GPU (the first step of [`GpuCrowd::limit_frame`]).
-    pub fn upload(&mut self, poses: &[Quat]) -> Result<(), GpuError> {
-        let expected = self.characters * self.joint_count;
-        if poses.len() != expected {
-            return Err(GpuError::FrameSize {
-                expected,
-                got: poses.len(),
-            });
+    /// Sends a frame to be limited and returns without waiting for it: the first half of
+    /// [`GpuCrowd::limit_frame`]. Up to two frames may be in flight, so a caller that submits
+    /// frame `n + 1` before receiving frame `n` keeps the GPU and the bus busy while it copies:
+    ///
+    /// ```no_run
+    /// # use glam::Quat;
+    /// # fn frames() -> impl Iterator<Item = Vec<Quat>> { std::iter::empty() }
+    /// # fn show(_: &[Quat]) {}
+    /// # let limits: Vec<Option<jointlimits::JointLimit>> = Vec::new();
+    /// let mut crowd = jointlimits_gpu::GpuCrowd::new(&limits, 1000)?;
+    /// let mut limited = vec![Quat::IDENTITY; 1000 * limits.len()];
+    /// let mut submitted = false;
+    /// for next in frames() {
+    ///     crowd.submit(&next)?;
+    ///     if submitted {
+    ///         crowd.receive(&mut limited)?; // the frame before `next`, limited
+    ///         show(&limited);
+    ///     }
+    ///     submitted = true;
+    /// }
+    /// # Ok::<(), jointlimits_gpu::GpuError>(())
+    /// ```
+    ///
+    /// Frames are limited in the order they are submitted, as one stream: the result is the
+    /// same as [`GpuCrowd::limit_frame`] on each in turn.
+    pub fn submit(&mut self, poses: &[Quat]) -> Result<(), GpuError> {
+        self.check_frame_size(poses.len())?;
+        if self.in_flight.len() == IN_FLIGHT {
+            return Err(GpuError::InFlight(format!(
+                "{IN_FLIGHT} frames are in flight; receive one before submitting another"
+            )));
         }
-        if poses.is_empty() {
-            return Ok(());
+        let pair = (0..IN_FLIGHT)
+            .find(|pair| !self.in_flight.contains(pair))
+            .expect("fewer than IN_FLIGHT frames are in flight");
+        if pair == self.staging.len() {
+            let (pose_bytes, proven_bytes) = (self.pose_bytes(), self.proven_bytes());
+            self.staging
+                .push(Staging::new(&self.device, pose_bytes, proven_bytes));
         }
-        let bytes: &[u8] = bytemuck::cast_slice(poses);
-        let size = bytes.len() as u64;
-        // The upload buffer is free to map: the copy of the last frame was waited for by
-        // whatever mapping came after it, or is waited for here.
-        let slice = self.upload.slice(0..size);
-        self.map(slice, wgpu::MapMode::Write)?;
-        copy_into_mapped(
-            slice
-                .get_mapped_range_mut()
-                .map_err(|e| GpuError::Transfer(e.to_string()))?
-                .slice(..),
-            bytes,
-        );
-        self.upload.unmap();
+        self.write_staging(pair, poses)?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(&self.upload, 0, &self.input, 0, size);
-        self.queue.submit([encoder.finish()]);
+        self.encode_upload(&mut encoder, pair);
+        self.encode_run(&mut encoder);
+        self.encode_readback(&mut encoder, pair);
+        self.staging[pair].last_use = Some(self.queue.submit([encoder.finish()]));
+        self.in_flight.push_back(pair);
+        Ok(())
+    }
+
+    /// Waits for the oldest frame submitted with [`GpuCrowd::submit`] and writes it, limited,
+    /// into `poses` (then limits the joints limited on the host); returns how many joints were
+    /// outside. Fails with [`GpuError::InFlight`] when no frame was submitted.
+    pub fn receive(&mut self, poses: &mut [Quat]) -> Result<usize, GpuError> {
+        self.check_frame_size(poses.len())?;
+        let Some(pair) = self.in_flight.pop_front() else {
+            return Err(GpuError::InFlight(
+                "no frame was submitted to receive".to_string(),
+            ));
+        };
+        self.read_staging(pair, poses)
+    }
+
+    /// Sends a frame to the GPU (the first step of [`GpuCrowd::limit_frame`], done apart to
+    /// time it, or to run the kernel on it again and again with [`GpuCrowd::run`]).
+    pub fn upload(&mut self, poses: &[Quat]) -> Result<(), GpuError> {
+        self.expect_none_in_flight()?;
+        self.check_frame_size(poses.len())?;
+        self.write_staging(0, poses)?;
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        self.encode_upload(&mut encoder, 0);
+        self.staging[0].last_use = Some(self.queue.submit([encoder.finish()]));
         Ok(())
     }
 
@@ -379,16 +416,7 @@ impl GpuCrowd {
     /// next frame of the stream.
     pub fn run(&mut self) {
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.clear_buffer(&self.outside, 0, None);
-        if self.kernels.any_cells() {
-            encoder.clear_buffer(&self.proven, 0, None);
-        }
-        {
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &self.bind_group, &[]);
-            pass.dispatch_workgroups(self.grid.0, self.grid.1, 1);
-        }
+        self.encode_run(&mut encoder);
         self.queue.submit([encoder.finish()]);
     }
 
@@ -405,37 +433,114 @@ impl GpuCrowd {
     /// then limits the joints limited on the host; returns how many joints were outside. Before
     /// any [`GpuCrowd::run`] the frame is all zeros.
     pub fn download(&mut self, poses: &mut [Quat]) -> Result<usize, GpuError> {
-        let expected = self.characters * self.joint_count;
-        if poses.len() != expected {
-            return Err(GpuError::FrameSize {
-                expected,
-                got: poses.len(),
-            });
-        }
-        let bytes = (expected * 16) as u64;
+        self.expect_none_in_flight()?;
+        self.check_frame_size(poses.len())?;
         let mut encoder = self.device.create_command_encoder(&Default::default());
-        if bytes > 0 {
-            encoder.copy_buffer_to_buffer(&self.output, 0, &self.readback, 0, bytes);
+        self.encode_readback(&mut encoder, 0);
+        self.staging[0].last_use = Some(self.queue.submit([encoder.finish()]));
+        self.read_staging(0, poses)
+    }
+
+    fn expect_none_in_flight(&self) -> Result<(), GpuError> {
+        match self.in_flight.len() {
+            0 => Ok(()),
+            n => Err(GpuError::InFlight(format!(
+                "{n} submitted frames wait to be received first"
+            ))),
         }
-        encoder.copy_buffer_to_buffer(&self.outside, 0, &self.readback, bytes, COUNT_BYTES);
-        // The proven bits, when a joint has cells.
-        let proven_bytes = if self.kernels.any_cells() {
-            std::mem::size_of_val(self.proven_bits.as_slice()) as u64
-        } else {
-            0
-        };
+    }
+
+    fn check_frame_size(&self, got: usize) -> Result<(), GpuError> {
+        let expected = self.characters * self.joint_count;
+        match got == expected {
+            true => Ok(()),
+            false => Err(GpuError::FrameSize { expected, got }),
+        }
+    }
+
+    /// Bytes of a frame of poses.
+    fn pose_bytes(&self) -> u64 {
+        (self.characters * self.joint_count) as u64 * 16
+    }
+
+    /// Bytes of the proven bits read back (none when no joint has cells).
+    fn proven_bytes(&self) -> u64 {
+        match self.kernels.any_cells() {
+            true => std::mem::size_of_val(self.proven_bits.as_slice()) as u64,
+            false => 0,
+        }
+    }
+
+    /// Copies `poses` into staging pair `pair`'s upload buffer (waiting for the GPU's last
+    /// copy out of it).
+    fn write_staging(&self, pair: usize, poses: &[Quat]) -> Result<(), GpuError> {
+        if poses.is_empty() {
+            return Ok(());
+        }
+        let staging = &self.staging[pair];
+        let bytes: &[u8] = bytemuck::cast_slice(poses);
+        let slice = staging.upload.slice(0..bytes.len() as u64);
+        self.map(slice, wgpu::MapMode::Write, staging.last_use.clone())?;
+        copy_into_mapped(
+            slice
+                .get_mapped_range_mut()
+                .map_err(|e| GpuError::Transfer(e.to_string()))?
+                .slice(..),
+            bytes,
+        );
+        staging.upload.unmap();
+        Ok(())
+    }
+
+    /// The copy of staging pair `pair`'s upload buffer into the kernel's input.
+    fn encode_upload(&self, encoder: &mut wgpu::CommandEncoder, pair: usize) {
+        let bytes = self.pose_bytes();
+        if bytes > 0 {
+            encoder.copy_buffer_to_buffer(&self.staging[pair].upload, 0, &self.input, 0, bytes);
+        }
+    }
+
+    /// The kernel's run over the input, with its counters cleared first.
+    fn encode_run(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_buffer(&self.outside, 0, None);
+        if self.kernels.any_cells() {
+            encoder.clear_buffer(&self.proven, 0, None);
+        }
+        let mut pass = encoder.begin_compute_pass(&Default::default());
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.grid.0, self.grid.1, 1);
+    }
+
+    /// The copies of the limited frame, the outside count and the proven bits into staging pair
+    /// `pair`'s read-back buffer.
+    fn encode_readback(&self, encoder: &mut wgpu::CommandEncoder, pair: usize) {
+        let (bytes, proven_bytes) = (self.pose_bytes(), self.proven_bytes());
+        let readback = &self.staging[pair].readback;
+        if bytes > 0 {
+            encoder.copy_buffer_to_buffer(&self.output, 0, readback, 0, bytes);
+        }
+        encoder.copy_buffer_to_buffer(&self.outside, 0, readback, bytes, COUNT_BYTES);
         if proven_bytes > 0 {
             encoder.copy_buffer_to_buffer(
                 &self.proven,
                 0,
-                &self.readback,
+                readback,
                 bytes + COUNT_BYTES,
                 proven_bytes,
             );
         }
-        self.queue.submit([encoder.finish()]);
-        let slice = self.readback.slice(0..bytes + COUNT_BYTES + proven_bytes);
-        self.map(slice, wgpu::MapMode::Read)?;
+    }
+
+    /// Waits for staging pair `pair`'s read-back, copies the frame out of it into `poses` and
+    /// limits the joints limited on the host; returns how many joints were outside.
+    fn read_staging(&mut self, pair: usize, poses: &mut [Quat]) -> Result<usize, GpuError> {
+        let (bytes, proven_bytes) = (self.pose_bytes(), self.proven_bytes());
+        let staging = &self.staging[pair];
+        let slice = staging
+            .readback
+            .slice(0..bytes + COUNT_BYTES + proven_bytes);
+        self.map(slice, wgpu::MapMode::Read, staging.last_use.clone())?;
         let mut outside = {
             let view = slice
                 .get_mapped_range()
@@ -448,7 +553,7 @@ impl GpuCrowd {
             }
             u32::from_ne_bytes([count[0], count[1], count[2], count[3]]) as usize
         };
-        self.readback.unmap();
+        staging.readback.unmap();
         if let Some(host) = &mut self.host {
             let bits = &self.proven_bits;
             outside +=
@@ -457,19 +562,70 @@ impl GpuCrowd {
         Ok(outside)
     }
 
-    /// Maps `slice` (waiting for the GPU work that uses its buffer).
-    fn map(&self, slice: wgpu::BufferSlice<'_>, mode: wgpu::MapMode) -> Result<(), GpuError> {
+    /// Maps `slice`, waiting for `submission` (the last that used its buffer) and no later one.
+    fn map(
+        &self,
+        slice: wgpu::BufferSlice<'_>,
+        mode: wgpu::MapMode,
+        submission: Option<wgpu::SubmissionIndex>,
+    ) -> Result<(), GpuError> {
         let (sender, receiver) = mpsc::channel();
         slice.map_async(mode, move |result| {
             let _ = sender.send(result);
         });
         self.device
-            .poll(wgpu::PollType::wait_indefinitely())
+            .poll(wgpu::PollType::Wait {
+                submission_index: submission,
+                timeout: None,
+            })
             .map_err(|e| GpuError::Transfer(e.to_string()))?;
         receiver
             .recv()
             .map_err(|e| GpuError::Transfer(e.to_string()))?
             .map_err(|e| GpuError::Transfer(e.to_string()))
+    }
+}
+
+/// Frames that may be in flight at once ([`GpuCrowd::submit`]).
+const IN_FLIGHT: usize = 2;
+
+/// A pair of host-visible buffers a frame passes through. Kept from frame to frame: a
+/// `Queue::write_buffer` makes (and maps) a new staging buffer each time.
+struct Staging {
+    /// Where a frame is written on its way in.
+    upload: wgpu::Buffer,
+    /// Where the limited frame, the outside count (4 bytes) and the proven bits land on their
+    /// way out, read with one mapping.
+    readback: wgpu::Buffer,
+    /// The last submission that used either buffer.
+    last_use: Option<wgpu::SubmissionIndex>,
+}
+
+impl Staging {
+    fn new(device: &wgpu::Device, pose_bytes: u64, proven_bytes: u64) -> Staging {
+        let buffer = |label, size, usage| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        Staging {
+            upload: buffer(
+                "upload",
+                pose_bytes.max(4),
+                wgpu::BufferUsages::MAP_WRITE | wgpu::BufferUsages::COPY_SRC,
+            ),
+            readback: buffer(
+                "readback",
+                pose_bytes
+                    .saturating_add(COUNT_BYTES)
+                    .saturating_add(proven_bytes),
+                wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            ),
+            last_use: None,
+        }
     }
 }
 

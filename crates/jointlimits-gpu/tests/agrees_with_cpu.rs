@@ -76,8 +76,28 @@ fn sensitivity(limit: &JointLimit, earlier: &[Quat], input: Quat) -> f32 {
         .fold(0.0, f32::max)
 }
 
-/// Runs `frames` through both crowds (limited by `limits`) and compares every joint; returns how
-/// many were compared.
+/// `frames` limited by the GPU crowd with each frame submitted before the one ahead of it is
+/// received (two in flight), with each frame's outside count.
+fn pipelined(gpu: &mut GpuCrowd, frames: &[Vec<Quat>]) -> Vec<(Vec<Quat>, usize)> {
+    let mut limited = Vec::new();
+    for (f, frame) in frames.iter().enumerate() {
+        gpu.submit(frame).expect("a frame of this crowd");
+        if f > 0 {
+            let mut out = vec![Quat::IDENTITY; frame.len()];
+            let outside = gpu.receive(&mut out).expect("the GPU runs");
+            limited.push((out, outside));
+        }
+    }
+    if let Some(last) = frames.last() {
+        let mut out = vec![Quat::IDENTITY; last.len()];
+        let outside = gpu.receive(&mut out).expect("the GPU runs");
+        limited.push((out, outside));
+    }
+    limited
+}
+
+/// Runs `frames` through both crowds (limited by `limits`; the GPU's two frames in flight) and
+/// compares every joint; returns how many were compared.
 fn compare(
     limits: &[Option<JointLimit>],
     cpu: &mut Crowd,
@@ -87,11 +107,10 @@ fn compare(
 ) -> usize {
     let joints = cpu.joint_count();
     let (mut worst, mut in_band, mut ill_conditioned) = (0.0f32, 0, 0);
-    for (f, frame) in frames.iter().enumerate() {
+    let from_gpu = pipelined(gpu, frames);
+    for (f, (frame, (on_gpu, gpu_outside))) in frames.iter().zip(from_gpu).enumerate() {
         let mut on_cpu = frame.clone();
-        let mut on_gpu = frame.clone();
         let cpu_outside = cpu.limit_frame(&mut on_cpu);
-        let gpu_outside = gpu.limit_frame(&mut on_gpu).expect("the GPU runs");
         for (at, (a, b)) in on_cpu.iter().zip(&on_gpu).enumerate() {
             let apart = angle_between(*a, *b);
             // A rotation kept by exactly one side lies within rounding of the boundary
@@ -487,6 +506,55 @@ fn a_frame_of_the_wrong_size_is_an_error() {
     let mut poses = vec![Quat::from_rotation_x(0.3); 6];
     assert_eq!(gpu.limit_frame(&mut poses).unwrap(), 0);
     assert!(poses.iter().all(|q| *q == Quat::from_rotation_x(0.3)));
+}
+
+#[test]
+fn frames_out_of_turn_are_errors_that_change_nothing() {
+    use jointlimits::shape::{BoxShape, Frame};
+    let limit = JointLimit {
+        joint: "box".into(),
+        reference: Quat::IDENTITY,
+        region: FullLimit::new(Shape::Box(BoxShape {
+            frame: Frame::IDENTITY,
+            min: Vec3::splat(-0.15),
+            max: Vec3::splat(0.15),
+        }))
+        .into(),
+        softening: None,
+    };
+    let Some(mut gpu) = gpu_crowd(&[Some(limit.clone())], 2) else {
+        return;
+    };
+    let out_of_turn = |result: Result<usize, GpuError>| match result {
+        Err(GpuError::InFlight(_)) => {}
+        other => panic!("{other:?}"),
+    };
+    let mut poses = vec![Quat::IDENTITY; 2];
+    out_of_turn(gpu.receive(&mut poses));
+    let frames: Vec<Vec<Quat>> = (1..=3)
+        .map(|k| vec![Quat::from_rotation_x(0.1 * k as f32); 2])
+        .collect();
+    gpu.submit(&frames[0]).unwrap();
+    gpu.submit(&frames[1]).unwrap();
+    match gpu.submit(&frames[2]) {
+        Err(GpuError::InFlight(_)) => {}
+        other => panic!("{other:?}"),
+    }
+    out_of_turn(gpu.limit_frame(&mut poses));
+    out_of_turn(gpu.download(&mut poses));
+    // The two frames come back in order: the first inside, the second outside and limited.
+    assert_eq!(gpu.receive(&mut poses).unwrap(), 0);
+    assert_eq!(poses, frames[0]);
+    assert_eq!(gpu.receive(&mut poses).unwrap(), 2);
+    let expected = limit.limit(frames[1][0]);
+    assert_ne!(expected, frames[1][0]);
+    assert!(
+        poses
+            .iter()
+            .all(|q| angle_between(*q, expected) < TOLERANCE)
+    );
+    out_of_turn(gpu.receive(&mut poses));
+    assert_eq!(gpu.limit_frame(&mut poses).unwrap(), 0);
 }
 
 /// Two cases the kernel once read apart from the CPU: a stream whose last twist lies exactly half
