@@ -16,8 +16,9 @@
 //! `prepared_one_at_a_time/reach_cone`, `prepared_inside_one_at_a_time/reach_cone` prepared).
 //! `inside_one_at_a_time/authored/<kind>` and `prepared_inside_one_at_a_time/authored/<kind>`
 //! are the Euler, cone and spherical-ellipse limits fitted to the walk, on allowed inputs;
-//! `inside_one_at_a_time/authored/hinge` and `{inside,prepared_inside}_one_at_a_time/coupled`
-//! a hinge and a limit coupled to its parent (see `hinge_and_coupled`).
+//! `{inside,prepared_inside}_one_at_a_time/authored/hinge` and
+//! `{inside,prepared_inside}_one_at_a_time/coupled` a hinge and a limit coupled to its parent
+//! (see `hinge_and_coupled`).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use glam::{DVec3, Quat, Vec3};
@@ -294,8 +295,9 @@ fn projection(c: &mut Criterion) {
     hinge_and_coupled(c);
 }
 
-/// `inside_one_at_a_time/authored/hinge`: a hinge (which allows no open set of rotations, so
-/// has no cells to prepare) on rotations about its axis within its range.
+/// `inside_one_at_a_time/authored/hinge`: a hinge on rotations about its axis within its range;
+/// `prepared_inside_one_at_a_time/authored/hinge` the same prepared (a hinge allows no open set
+/// of rotations, so has no cells: its ends' half angles are worked out once instead).
 /// `{inside,prepared_inside}_one_at_a_time/coupled`: the example coupled limit given a parent
 /// swung by 0.8 rad, on rotations drawn uniformly from the box that parent selects;
 /// `prepared_inside_one_at_a_time/coupled_common_box` on rotations drawn from the box every
@@ -324,6 +326,14 @@ fn hinge_and_coupled(c: &mut Criterion) {
         .collect();
     assert!(inside.iter().all(|&q| limit.contains(q)));
     bench_one_at_a_time(c, "inside_one_at_a_time/authored", "hinge", &limit, &inside);
+    let prepared = PreparedLimit::new(limit.clone());
+    bench_calls(
+        c,
+        "prepared_inside_one_at_a_time/authored",
+        "hinge",
+        |q| prepared.limit(q),
+        &inside,
+    );
 
     let coupled = CoupledLimit::examples().remove(0);
     let parent = Quat::from_rotation_z(0.8) * coupled.record().parent_reference;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use glam::Quat;
 
+use crate::authored::HingeInside;
 use crate::contract::LimitContext;
 use crate::joint_limit::JointLimit;
 use crate::region::LimitRegion;
@@ -17,8 +18,9 @@ use crate::rotation_cells::InsideCells;
 ///
 /// Cells are proven for full-space and swing-twist shapes (box, oriented box, ellipsoid, k-DOP,
 /// hull), reach cones, Euler ranges, swing cones, spherical ellipses, lookup tables and coupled
-/// limits (the cells every parent's box allows); hinges, which allow no open set of rotations,
-/// answer as they are. Preparing takes a fraction of a second to a
+/// limits (the cells every parent's box allows). Hinges allow no open set of rotations, so they
+/// have no cells: a prepared hinge tests its rotations against its ends' half angles, worked out
+/// once, with no trigonometry ([`HingeInside`]). Preparing takes a fraction of a second to a
 /// second per joint on two cores and up to about a megabyte: worth it for a limit asked about
 /// many times (a running character, `check` on long clips).
 ///
@@ -52,15 +54,22 @@ use crate::rotation_cells::InsideCells;
 pub struct PreparedLimit {
     limit: JointLimit,
     cells: Option<Arc<InsideCells>>,
+    /// A hinge's inside test with its ends' half angles worked out (hinges have no cells).
+    hinge: Option<HingeInside>,
 }
 
 impl PreparedLimit {
     /// Proves the cells `limit` allows.
     pub fn new(limit: JointLimit) -> PreparedLimit {
         let cells = proven_cells(&limit);
+        let hinge = match &limit.region {
+            LimitRegion::Hinge(hinge) => HingeInside::new(hinge, limit.reference),
+            _ => None,
+        };
         PreparedLimit {
             limit,
             cells: cells.map(Arc::new),
+            hinge,
         }
     }
 
@@ -95,9 +104,12 @@ impl PreparedLimit {
         self.surely_allowed(local) || self.limit.contains_in(local, context)
     }
 
-    /// Whether `local` lies in a proven cell.
+    /// Whether `local` lies in a proven cell, or on a hinge within its range.
     #[inline(always)]
     fn surely_allowed(&self, local: Quat) -> bool {
+        if let Some(hinge) = &self.hinge {
+            return hinge.surely_allowed(local);
+        }
         self.cells
             .as_ref()
             .is_some_and(|cells| cells.surely_allowed(local))
@@ -141,6 +153,7 @@ mod tests {
     use crate::reach_cone::ReachConeLimit;
     use crate::region::{FullLimit, SwingTwistLimit};
     use crate::table::TableLimit;
+    use glam::Vec3;
 
     /// Every full-space and swing-twist example shape, example reach cone and example table,
     /// measured from a tilted reference.
@@ -225,6 +238,78 @@ mod tests {
             assert!(
                 share > least,
                 "{label}: only {share:.3} of allowed probes proven"
+            );
+        }
+    }
+
+    #[test]
+    fn a_prepared_hinge_passes_only_what_the_hinge_keeps_and_most_of_it() {
+        use crate::authored::HingeLimit;
+        let mut random = SeededRandom::new(10);
+        let axis = Vec3::new(0.3, -0.8, 0.5).normalize();
+        let mut hinges = HingeLimit::examples();
+        for (min, max) in [
+            (-0.3, 2.1),
+            (2.9, 3.5),                                    // across half a turn
+            (-7.0, -5.5),                                  // past a whole turn
+            (0.4, 0.4 + 1e-6),                             // a sliver
+            (1.0, 1.0),                                    // one angle
+            (-3.0, 3.2),                                   // nearly a turn
+            (-3.2, 3.2),                                   // more than a turn
+            (-std::f32::consts::PI, std::f32::consts::PI), // exactly a turn
+        ] {
+            hinges.push(HingeLimit { axis, min, max });
+        }
+        for hinge in hinges {
+            let limit = JointLimit {
+                joint: "knee".into(),
+                reference: Quat::from_euler(glam::EulerRot::XYZ, 0.4, -0.9, 1.3),
+                region: LimitRegion::Hinge(hinge),
+                softening: None,
+            };
+            let prepared = PreparedLimit::new(limit.clone());
+            let (mut on_range, mut passed) = (0usize, 0usize);
+            for k in 0..40_000 {
+                // Angles over three turns and at the ends (nudged by up to 3e-5 rad), turned off
+                // the hinge by nothing or 1e-8 to 1e-4 rad, in either cover, some off unit
+                // length (which the exact test normalises); and random rotations, zero and NaN.
+                let angle = match k % 4 {
+                    0 => 3.0 * std::f32::consts::PI * (2.0 * random.next_unit() as f32 - 1.0),
+                    1 => hinge.min + 3e-5 * (2.0 * random.next_unit() as f32 - 1.0),
+                    2 => hinge.max + 3e-5 * (2.0 * random.next_unit() as f32 - 1.0),
+                    _ => hinge.min + (hinge.max - hinge.min) * random.next_unit() as f32,
+                };
+                let off = [0.0, 1e-8, 1e-6, 4e-6, 5e-6, 1e-5, 1e-4][k % 7];
+                let relative = Quat::from_axis_angle(random.direction(), off)
+                    * Quat::from_axis_angle(hinge.axis, angle);
+                let scale = [1.0, -1.0, 1.0 + 4e-4, -(1.0 - 9e-4), 1.1, -1.9][k % 6];
+                let q = match k % 97 {
+                    0 => random.rotation(),
+                    1 => Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+                    2 => Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+                    _ => limit.local(relative) * scale,
+                };
+                let exact = limit.contains(q);
+                let fast = prepared.surely_allowed(q);
+                assert!(
+                    !fast || exact,
+                    "{hinge:?}: {q} passed, and the hinge refuses it"
+                );
+                let (expected, got) = (limit.limit(q), prepared.limit(q));
+                assert_eq!(
+                    got.to_array().map(f32::to_bits),
+                    expected.to_array().map(f32::to_bits),
+                    "{hinge:?}: {q}"
+                );
+                // Well inside: on the hinge, a hair off it at most, within the range.
+                if k % 4 == 3 && off <= 1e-6 && k % 97 > 2 {
+                    on_range += 1;
+                    passed += fast as usize;
+                }
+            }
+            assert!(
+                passed * 100 >= on_range * 95,
+                "{hinge:?}: {passed} of {on_range} rotations well inside passed"
             );
         }
     }

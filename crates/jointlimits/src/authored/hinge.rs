@@ -1,6 +1,6 @@
 //! A hinge: rotation about one axis only, between two angles.
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{DQuat, DVec3, Mat4, Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
@@ -62,6 +62,111 @@ impl HingeLimit {
             violation: angle_between(relative, limited),
             measured,
         }
+    }
+}
+
+/// A hinge's inside test on local rotations with no trigonometry and no product, its ends' half
+/// angles and reference worked out once ([`crate::prepared::PreparedLimit`]): conservative, so
+/// a rotation it passes is one [`RotationLimit::nearest`] keeps.
+///
+/// With the relative rotation `(v, w)`, `a = v·axis` and `u = (w, a)`, the hinge angle is
+/// `2·atan2(a, w)`, twice the angle of `u`; a turn of 2π of it is `−u`. So the angle lies in
+/// `[min, max]` over some turn when `u` or `−u` lies on the arc of half angles from `min/2` to
+/// `max/2` (less than half a circle when `max − min < 2π`): taken on the side of the arc's
+/// middle `m` (the sign of `u·m`), both cross products with the ends are non-negative. The ends
+/// are widened by `0.4 · BOUNDARY_TOLERANCE` (the exact test accepts hinge angles within the
+/// tolerance of the range). The part off the hinge, of length `o = |v − a·axis|`, passes when
+/// `o² ≤ 0.99 · (0.4 · OFF_AXIS_SLACK)² · |q|²`: then `|u|² ≥ 0.99 · |q|²`, and
+/// `2·atan2(o, |u|) ≤ 2o/|u|`; a rotation off unit length, which the exact test normalises, is
+/// measured as it is (every test but that one scales with it). The relative rotation is linear in the local one, so `u·m`, the
+/// two cross products and the two coordinates of the part off the hinge are five linear forms
+/// of the local rotation's components, worked out in f64: one 4×4 product and one dot product.
+/// What rounding costs (about 1e-7 rad) lies far inside the rest of the exact test's tolerances
+/// (1e-5 rad), so the exact test keeps every rotation this one passes.
+#[derive(Clone, Copy, Debug)]
+pub struct HingeInside {
+    /// Rows `u·m`, the cross products with the two ends, and the first coordinate off the hinge;
+    /// a column per component of the local rotation (x, y, z, w).
+    forms: Mat4,
+    /// The second coordinate off the hinge.
+    off_second: Vec4,
+    /// Every hinge angle is allowed (a range of a full turn or more): no arc to test.
+    full_turn: bool,
+}
+
+impl HingeInside {
+    /// The test for `hinge` measured from `reference` (a joint's reference rotation); `None` for
+    /// a hinge that allows nothing or is not finite.
+    pub fn new(hinge: &HingeLimit, reference: Quat) -> Option<HingeInside> {
+        let (min, max) = (f64::from(hinge.min), f64::from(hinge.max));
+        let finite = min.is_finite() && max.is_finite() && hinge.axis.is_finite();
+        if !(finite && reference.is_finite() && min <= max) {
+            return None;
+        }
+        // Widened by less than half the exact test's tolerance, so a hinge of one angle passes
+        // too.
+        let widen = 0.4 * f64::from(BOUNDARY_TOLERANCE);
+        let (min, max) = (min - widen, max + widen);
+        let half = |angle: f64| (0.5 * angle).sin_cos();
+        let ((low_sin, low_cos), (high_sin, high_cos)) = (half(min), half(max));
+        let (middle_sin, middle_cos) = half(0.5 * (min + max));
+        let axis = hinge.axis.as_dvec3().normalize();
+        let across = axis.any_orthonormal_vector();
+        let across_too = axis.cross(across);
+        let to_relative = reference.as_dquat().normalize().conjugate();
+        // The relative rotation of each unit component of the local one, and the forms there.
+        let columns = [
+            DQuat::from_xyzw(1.0, 0.0, 0.0, 0.0),
+            DQuat::from_xyzw(0.0, 1.0, 0.0, 0.0),
+            DQuat::from_xyzw(0.0, 0.0, 1.0, 0.0),
+            DQuat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+        ]
+        .map(|unit| {
+            let relative = to_relative * unit;
+            let v = DVec3::new(relative.x, relative.y, relative.z);
+            let (w, along) = (relative.w, v.dot(axis));
+            [
+                w * middle_cos + along * middle_sin,
+                low_cos * along - low_sin * w,
+                w * high_sin - along * high_cos,
+                v.dot(across),
+                v.dot(across_too),
+            ]
+        });
+        let column = |k: usize| {
+            Vec4::new(
+                columns[k][0] as f32,
+                columns[k][1] as f32,
+                columns[k][2] as f32,
+                columns[k][3] as f32,
+            )
+        };
+        let off_second = Vec4::from_array(columns.map(|forms| forms[4] as f32));
+        Some(HingeInside {
+            forms: Mat4::from_cols(column(0), column(1), column(2), column(3)),
+            off_second,
+            full_turn: max - min >= std::f64::consts::TAU,
+        })
+    }
+
+    /// Whether the local rotation `local` surely lies on the hinge within its range; `false`
+    /// says nothing. A NaN fails every comparison, and so the test.
+    #[inline(always)]
+    pub fn surely_allowed(&self, local: Quat) -> bool {
+        let q = Vec4::from(local);
+        let [middle, low, high, off_first] = (self.forms * q).to_array();
+        let off_second = self.off_second.dot(q);
+        // The exact test normalises a rotation off unit length first; these tests scale with
+        // it, but for the part off the hinge, which is compared with the length.
+        let length_squared = q.length_squared();
+        let slack = 0.4 * OFF_AXIS_SLACK;
+        let on_hinge = off_first * off_first + off_second * off_second
+            <= 0.99 * slack * slack * length_squared;
+        let fair_length = (0.25..=4.0).contains(&length_squared);
+        // ±u on the side of the arc's middle.
+        let side = if middle >= 0.0 { 1.0 } else { -1.0 };
+        let on_arc = self.full_turn || (side * low >= 0.0 && side * high >= 0.0);
+        fair_length && on_hinge && on_arc
     }
 }
 

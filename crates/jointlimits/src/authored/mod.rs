@@ -15,4 +15,4 @@ mod swing_plane;
 pub use cone::ConeLimit;
 pub use ellipse::SphericalEllipseLimit;
 pub use euler_range::EulerLimit;
-pub use hinge::HingeLimit;
+pub use hinge::{HingeInside, HingeLimit};
