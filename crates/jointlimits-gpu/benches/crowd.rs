@@ -273,30 +273,29 @@ fn bench_gpu(c: &mut Criterion, limits: &LazyFit) {
     }
     let scene = limits.scene;
     let joints = scene.joint_count();
-    let per_joint = limits
-        .get()
-        .per_joint(&scene.skeleton)
-        .expect("fitted on this skeleton");
     for (name, total) in [
         ("10k_joints", 10_000),
         ("100k_joints", 100_000),
         ("1M_joints", 1_000_000),
     ] {
         let characters = usize::div_ceil(total, joints);
-        let mut gpu = match GpuCrowd::new(&per_joint, characters) {
-            Ok(gpu) => gpu,
-            Err(e) => {
-                eprintln!("skipping crowd/gpu: {e}");
-                return;
-            }
+        // The crowd and its frame, made when one of the size's benches first runs.
+        let setup = || {
+            let per_joint = limits
+                .get()
+                .per_joint(&scene.skeleton)
+                .expect("fitted on this skeleton");
+            let gpu = GpuCrowd::new(&per_joint, characters).expect("a GPU crowd");
+            eprintln!("crowd/gpu on {}", gpu.adapter());
+            (gpu, scene.frame(characters, 0, NOISE, 7))
         };
-        eprintln!("crowd/gpu on {}", gpu.adapter());
-        let frame = scene.frame(characters, 0, NOISE, 7);
+        let mut made = None;
         let mut group = c.benchmark_group(format!("crowd/gpu/{name}"));
         group.sample_size(10);
-        group.throughput(Throughput::Elements(frame.len() as u64));
+        group.throughput(Throughput::Elements((characters * joints) as u64));
         // A fresh copy of the frame each time, made outside the timing.
         group.bench_function("with_transfers", |b| {
+            let (gpu, frame) = made.get_or_insert_with(setup);
             b.iter_batched_ref(
                 || frame.clone(),
                 |poses| black_box(gpu.limit_frame(poses).expect("the GPU runs")),
@@ -305,17 +304,19 @@ fn bench_gpu(c: &mut Criterion, limits: &LazyFit) {
         });
         // Frame n + 1 sent before frame n is received: the copies of one overlap the GPU's
         // work on the other.
-        let mut limited = frame.clone();
-        gpu.submit(&frame).expect("a frame of this crowd");
         group.bench_function("pipelined", |b| {
+            let (gpu, frame) = made.get_or_insert_with(setup);
+            let mut limited = frame.clone();
+            gpu.submit(frame).expect("a frame of this crowd");
             b.iter(|| {
-                gpu.submit(&frame).expect("a frame of this crowd");
+                gpu.submit(frame).expect("a frame of this crowd");
                 black_box(gpu.receive(&mut limited).expect("the GPU runs"))
-            })
+            });
+            gpu.receive(&mut limited).expect("the GPU runs");
         });
-        gpu.receive(&mut limited).expect("the GPU runs");
-        gpu.upload(&frame).expect("a frame of this crowd");
         group.bench_function("on_gpu", |b| {
+            let (gpu, frame) = made.get_or_insert_with(setup);
+            gpu.upload(frame).expect("a frame of this crowd");
             b.iter(|| {
                 gpu.run();
                 gpu.wait().expect("the GPU runs")
