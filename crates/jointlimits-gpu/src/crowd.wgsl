@@ -29,7 +29,8 @@ struct Joint {
     high: vec4<f32>,
     // x: how far the shape reaches from the origin (|ball centre| + radius); y: switch margin;
     // for kind 3, z and w: the offsets (whole numbers) of the coarse cells and the blocks in
-    // `lookup`.
+    // `lookup`; for kind 6, z: 1 where the swing's short cover alone is projected (swing cones
+    // and spherical ellipses, whose centred regions make it at least as near), else 0.
     settings: vec4<f32>,
     // Swing-twist kinds: the swing basis's columns u, v (xyz) and the twist axis; the twist
     // range's ends in u.w and v.w; the basis's third column, which the swing-plane split
@@ -602,13 +603,15 @@ struct SwingProjection {
     point: vec3<f32>,
 }
 
-// covers::project_covers: the swing point projected over both covers.
+// covers::project_covers: the swing point projected over both covers (the short one alone for
+// swing cones and spherical ellipses, as theirs).
 fn project_swing_covers(j: Joint, p: vec3<f32>) -> SwingProjection {
     let short = project(j, p);
     if short.inside {
         return SwingProjection(short, p);
     }
-    if short.distance + j.settings.x > PI && has_other_cover(p) {
+    let both_covers = j.settings.z == 0.0;
+    if both_covers && short.distance + j.settings.x > PI && has_other_cover(p) {
         let long_point = other_cover(p);
         if short.distance > lower_bound(j, long_point) {
             let long = project(j, long_point);

@@ -36,8 +36,14 @@ enum Kernel {
     /// No limit.
     Unlimited,
     /// A native kernel (full-space or swing-twist box or ellipsoid): the joint's rows, and how
-    /// far the shape reaches from the origin, which the eighth row holds with the switch margin.
-    Native { rows: [[f32; 4]; ROWS], reach: f32 },
+    /// far the shape reaches from the origin, which the eighth row holds with the switch margin
+    /// and whether the stateless answer takes the short cover only (swing cones and spherical
+    /// ellipses, as they do: their centred swing regions make it at least as near).
+    Native {
+        rows: [[f32; 4]; ROWS],
+        reach: f32,
+        short_cover_only: bool,
+    },
     /// On the host, after the kernel passed the rotations in the joint's proven cells: the
     /// offsets (in `u32`) of its coarse cells and blocks in the lookup buffer.
     Cells { coarse: u32, blocks: u32 },
@@ -57,10 +63,11 @@ pub(crate) struct Kernels {
 }
 
 impl Kernels {
-    /// The kernel of each joint: native for full-space and swing-twist boxes and ellipsoids and
-    /// full-space k-DOPs and hulls (unsoftened); for other kinds with proven cells
-    /// ([`PreparedLimit`]: swing-twist polytopes, tables, reach cones, the authored kinds but
-    /// hinges, softened shapes), the cells, proven here (a fraction of a second per joint); the host for the rest.
+    /// The kernel of each joint: native for full-space and swing-twist boxes and ellipsoids,
+    /// swing cones and spherical ellipses, and full-space k-DOPs and hulls (unsoftened); for
+    /// other kinds with proven cells ([`PreparedLimit`]: swing-twist polytopes, tables, reach
+    /// cones, Euler ranges, softened shapes), the cells, proven here (a fraction of a second per
+    /// joint); the host for the rest.
     pub(crate) fn new(limits: &[Option<JointLimit>]) -> Kernels {
         let mut lookup = Vec::new();
         let kernels = limits
@@ -97,9 +104,10 @@ impl Kernels {
                 Kernel::Native {
                     rows: native,
                     reach,
+                    short_cover_only,
                 } => {
                     rows = native;
-                    rows[7] = [reach, margin, 0.0, 0.0];
+                    rows[7] = [reach, margin, f32::from(u8::from(short_cover_only)), 0.0];
                 }
                 Kernel::Cells { coarse, blocks } => {
                     // Whole numbers below 2²⁴ (`Kernels::new`), exact as floats.
@@ -134,20 +142,34 @@ impl Kernels {
     }
 }
 
-/// The native kernel of a full-space or swing-twist box or ellipsoid, or a full-space k-DOP or
-/// hull, with no softening (a polytope's tables appended to `lookup`, unless they would take it
+/// The native kernel of a full-space or swing-twist box or ellipsoid (swing cones and spherical
+/// ellipses as the swing-twist ellipsoids they are), or a full-space k-DOP or hull, with no
+/// softening (a polytope's tables appended to `lookup`, unless they would take it
 /// past the offsets a float holds exactly).
 fn native(limit: &JointLimit, lookup: &mut Vec<u32>) -> Option<Kernel> {
     if limit.softening.is_some() {
         return None;
     }
-    let (shape, ball, codes, swing_twist) = match &limit.region {
-        LimitRegion::Full(full) => (full.shape(), full.ball(), (BOX, ELLIPSOID), None),
-        LimitRegion::SwingTwist(st) => (
+    // Swing cones and spherical ellipses are swing-twist limits with an elliptic swing.
+    let converted;
+    let swing_twist = match &limit.region {
+        LimitRegion::SwingTwist(st) => Some(st),
+        LimitRegion::Cone(cone) => {
+            converted = cone.as_swing_twist()?;
+            Some(&converted)
+        }
+        LimitRegion::SphericalEllipse(ellipse) => {
+            converted = ellipse.as_swing_twist()?;
+            Some(&converted)
+        }
+        _ => None,
+    };
+    let (shape, ball, codes) = match (&limit.region, swing_twist) {
+        (LimitRegion::Full(full), _) => (full.shape(), full.ball(), (BOX, ELLIPSOID)),
+        (_, Some(st)) => (
             st.swing(),
             st.ball(),
             (SWING_TWIST_BOX, SWING_TWIST_ELLIPSOID),
-            Some(st),
         ),
         _ => return None,
     };
@@ -185,6 +207,10 @@ fn native(limit: &JointLimit, lookup: &mut Vec<u32>) -> Option<Kernel> {
     Some(Kernel::Native {
         rows,
         reach: ball.reach,
+        short_cover_only: matches!(
+            limit.region,
+            LimitRegion::Cone(_) | LimitRegion::SphericalEllipse(_)
+        ),
     })
 }
 

@@ -3,8 +3,10 @@
 //!
 //! Every kind is taken. Full-space boxes (axis-aligned or oriented) and ellipsoids, the shapes
 //! fitted by default, full-space k-DOPs and hulls (the walk over their faces that proves the
-//! nearest point, with the scan of every face where it cannot decide), and swing-twist limits
-//! with a box or ellipsoid swing have native kernels:
+//! nearest point, with the scan of every face where it cannot decide), swing-twist limits with a
+//! box or ellipsoid swing, and swing cones and spherical ellipses (the swing-twist ellipsoids
+//! they are, `as_swing_twist`, taking the short cover of the swing as they do) have native
+//! kernels:
 //! the shader keeps each character's and joint's history on the GPU and follows the CPU crowd's
 //! stream semantics (nearest over both covers and twist turns; the previous frame's cover and
 //! turn while at most the switch margin farther; near a 180° swing, the CPU's settling), so
@@ -12,8 +14,8 @@
 //! itself is ill-conditioned (a swing within a few thousandths of a radian of 180°, where the
 //! twist moves by the rounding over `cos(swing/2)`). Every other kind is limited on the host by a
 //! [`jointlimits::Crowd`] of those joints after the frame comes back, so its output is the CPU
-//! crowd's bit for bit; for swing-twist polytopes, reach cones, tables, the authored kinds but
-//! hinges and softened shapes the kernel first marks the rotations that lie in the joint's proven cells
+//! crowd's bit for bit; for swing-twist polytopes, reach cones, tables, Euler ranges and
+//! softened shapes the kernel first marks the rotations that lie in the joint's proven cells
 //! ([`jointlimits::rotation_cells`]), which the host keeps with no test, so only the rest cost
 //! host time. Frames travel through host-visible buffers kept from frame to frame, copied in
 //! pieces on rayon's current pool.

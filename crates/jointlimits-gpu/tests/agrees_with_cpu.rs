@@ -163,16 +163,22 @@ fn compare(
     compared
 }
 
-/// Every full-space example and swing-twist box and ellipsoid example (the kinds with native
-/// kernels), about random references, and an unlimited joint.
+/// Every full-space example, swing-twist box and ellipsoid example, swing cone and spherical
+/// ellipse example (the kinds with native kernels), about random references, and an unlimited
+/// joint.
 fn example_limits(rng: &mut SplitMix) -> Vec<Option<JointLimit>> {
+    use jointlimits::authored::{ConeLimit, SphericalEllipseLimit};
     let full = FullLimit::examples().into_iter().map(LimitRegion::from);
     let swing_twist = SwingTwistLimit::examples()
         .into_iter()
         .filter(|limit| matches!(limit.swing(), Shape::Box(_) | Shape::Ellipsoid(_)))
         .map(LimitRegion::from);
+    let cones = ConeLimit::examples().into_iter().map(LimitRegion::Cone);
+    let ellipses = SphericalEllipseLimit::examples()
+        .into_iter()
+        .map(LimitRegion::SphericalEllipse);
     let mut limits: Vec<Option<JointLimit>> = vec![None];
-    for region in full.chain(swing_twist) {
+    for region in full.chain(swing_twist).chain(cones).chain(ellipses) {
         limits.push(Some(JointLimit {
             joint: format!("joint{}", limits.len()),
             reference: random_rotation(rng),
@@ -364,6 +370,8 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
                     LimitRegion::SwingTwist(swing_twist) => {
                         matches!(swing_twist.swing(), Shape::Box(_) | Shape::Ellipsoid(_))
                     }
+                    // As the swing-twist ellipsoids they are.
+                    LimitRegion::Cone(_) | LimitRegion::SphericalEllipse(_) => true,
                     _ => false,
                 };
                 !native || limit.softening.is_some()
@@ -378,6 +386,8 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
         .map(|limit| limit.clone().map(PreparedLimit::new))
         .collect();
     let (mut compared, mut exact, mut proven, mut apart) = (0, 0, 0, 0);
+    // Of `apart`, those away from the near-180° poses.
+    let mut apart_elsewhere = 0;
     let mut played: Vec<Vec<Quat>> = Vec::new();
     for f in 0..10 {
         let mut frame = Vec::with_capacity(characters * joints);
@@ -466,6 +476,9 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
                     sensitivity(limit, &earlier(at), frame[at])
                 );
                 in_band += 1;
+                if (at / joints) % 5 != 4 {
+                    apart_elsewhere += 1;
+                }
             }
             compared += 1;
         }
@@ -479,10 +492,17 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
     eprintln!(
         "{compared} joints compared, {exact} of them limited on the host, bit for bit; \
          {proven} found in proven cells by the kernel; {apart} native ones more than {TOLERANCE:e} \
-         apart, on the boundary band or where the CPU's own answer is as sensitive"
+         apart ({apart_elsewhere} away from the near-180° poses), on the boundary band or where \
+         the CPU's own answer is as sensitive"
     );
-    // Each was checked above; they come from the near-180° poses (a fifth of the characters).
-    assert!(apart * 100 <= compared, "{apart} of {compared} apart");
+    // Each was checked above. Nearly all come from the near-180° poses (a fifth of the
+    // characters, where the answer is ill-conditioned by design): at most a tenth of those, and
+    // a thousandth of the rest.
+    assert!(apart * 50 <= compared, "{apart} of {compared} apart");
+    assert!(
+        apart_elsewhere * 1000 <= compared,
+        "{apart_elsewhere} of {compared} apart away from a 180° swing"
+    );
     assert!(
         proven * 40 >= exact,
         "few rotations in proven cells: {proven} of {exact}"

@@ -321,3 +321,102 @@ fn limits_of_every_kind_survive_a_round_trip_through_json() {
         assert!(back.is_finite());
     }
 }
+
+/// A swing cone and a spherical ellipse are swing-twist limits whose swing is an ellipse in
+/// the swing plane (`as_swing_twist`, what the GPU crowd's swing-twist kernel limits): the two
+/// give the same answers up to rounding, stateless and in streams, on Haar-random rotations in
+/// both covers and on slow sweeps through full turns, except within a hundredth of a radian of
+/// a 180° swing, where the twist coordinate itself is ill-conditioned.
+#[test]
+fn cones_and_spherical_ellipses_equal_their_swing_twist_ellipsoids() {
+    use jointlimits::Limiter;
+    use jointlimits::measure::SeededRandom;
+    let mut random = SeededRandom::new(21);
+    let mut regions: Vec<LimitRegion> = ConeLimit::examples()
+        .into_iter()
+        .map(LimitRegion::Cone)
+        .chain(
+            SphericalEllipseLimit::examples()
+                .into_iter()
+                .map(LimitRegion::SphericalEllipse),
+        )
+        .collect();
+    for k in 0..6 {
+        let axis = random.direction();
+        let first = axis.any_orthonormal_vector();
+        let twist = TwistRange {
+            min: -3.0 + k as f32,
+            max: -2.0 + 1.3 * k as f32,
+        };
+        regions.push(LimitRegion::Cone(ConeLimit {
+            twist_axis: axis,
+            max_swing: 0.3 + 0.55 * k as f32,
+            twist,
+        }));
+        regions.push(LimitRegion::SphericalEllipse(SphericalEllipseLimit {
+            twist_axis: axis,
+            first_axis: first,
+            radii: Vec2::new(0.2 + 0.5 * k as f32, PI - 0.4 * k as f32),
+            twist,
+        }));
+    }
+    let mut worst = 0.0f32;
+    for region in regions {
+        let swing_twist = match &region {
+            LimitRegion::Cone(cone) => cone.as_swing_twist(),
+            LimitRegion::SphericalEllipse(ellipse) => ellipse.as_swing_twist(),
+            _ => unreachable!("cones and ellipses only"),
+        }
+        .expect("wide enough to be an ellipsoid");
+        let axis = region.bone_axis().expect("a bone axis");
+        let reference = random.rotation();
+        let authored = JointLimit {
+            reference,
+            ..joint(region.clone())
+        };
+        let equivalent = JointLimit {
+            reference,
+            ..joint(LimitRegion::SwingTwist(swing_twist))
+        };
+        let near_half_swing = |local: Quat| {
+            let relative = reference.conjugate() * local;
+            let (swing, _) = jointlimits::rotation::swing_and_twist_angle(relative, axis);
+            angle_between(swing, Quat::IDENTITY) > PI - 1e-2
+        };
+        // Stateless, Haar-random in both covers.
+        for k in 0..20_000 {
+            let q = random.rotation();
+            let q = if k % 2 == 0 { q } else { -q };
+            if near_half_swing(q) {
+                continue;
+            }
+            let apart = angle_between(authored.limit(q), equivalent.limit(q));
+            assert!(apart <= 1e-5, "{region:?}: {q}: {apart} rad apart");
+            worst = worst.max(apart);
+        }
+        // Streams: slow sweeps through full turns about random axes, with jumps between them.
+        let mut first = Limiter::new(vec![Some(authored.clone())]);
+        let mut second = Limiter::new(vec![Some(equivalent.clone())]);
+        for _ in 0..20 {
+            let (start, turn_axis) = (random.rotation(), random.direction());
+            for step in 0..400 {
+                let q = start * Quat::from_axis_angle(turn_axis, 0.05 * step as f32);
+                let (a, b) = (first.limit_joint(0, q).0, second.limit_joint(0, q).0);
+                if near_half_swing(q) {
+                    // The twist is ill-conditioned here, and each stream keeps its own
+                    // measure: start them again together.
+                    first.reset();
+                    second.reset();
+                    continue;
+                }
+                let apart = angle_between(a, b);
+                assert!(
+                    apart <= 1e-5,
+                    "{region:?}: stream at {q}: {apart} rad apart"
+                );
+                worst = worst.max(apart);
+            }
+        }
+    }
+    eprintln!("cones and spherical ellipses: at most {worst:e} rad from their swing-twist forms");
+}

@@ -3,8 +3,11 @@
 use glam::{Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::swing_plane::{PlanarSwing, planar_continues_as, planar_continuing, planar_nearest};
+use super::swing_plane::{
+    PlanarSwing, as_swing_twist_ellipsoid, planar_continues_as, planar_continuing, planar_nearest,
+};
 use crate::contract::{LimitContext, Limited, RotationLimit};
+use crate::region::SwingTwistLimit;
 use crate::space::SpaceKind;
 use crate::twist::TwistRange;
 use crate::validation::{self, InvalidField};
@@ -51,6 +54,16 @@ impl PlanarSwing for ConeLimit {
 }
 
 impl ConeLimit {
+    /// The same limit as a swing-twist limit whose swing is a ball of radius `max_swing` in the
+    /// swing plane: the same region and metric (a disc is an ellipse), so its answers agree up to
+    /// rounding, but for ties: at a swing of 180° both covers of the swing are equally near, and
+    /// the cone takes the short one where the swing-twist limit may take either. What the GPU
+    /// crowd's swing-twist kernel limits, told to take the short cover. `None` for a swing
+    /// cone narrower than the smallest semi-axis an ellipsoid may have.
+    pub fn as_swing_twist(&self) -> Option<SwingTwistLimit> {
+        as_swing_twist_ellipsoid(self, Vec2::splat(self.max_swing))
+    }
+
     /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
     /// ([`crate::rotation_cells::prove_swing_plane_cells`]; `to_relative` unit): a swing point
     /// `s` lies `max_swing − |s|` inside the disc.

@@ -4,8 +4,11 @@
 use glam::{DVec2, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::swing_plane::{PlanarSwing, planar_continues_as, planar_continuing, planar_nearest};
+use super::swing_plane::{
+    PlanarSwing, as_swing_twist_ellipsoid, planar_continues_as, planar_continuing, planar_nearest,
+};
 use crate::contract::{LimitContext, Limited, RotationLimit};
+use crate::region::SwingTwistLimit;
 use crate::space::SpaceKind;
 use crate::twist::TwistRange;
 use crate::validation::{self, InvalidField};
@@ -60,6 +63,16 @@ impl PlanarSwing for SphericalEllipseLimit {
 }
 
 impl SphericalEllipseLimit {
+    /// The same limit as a swing-twist limit whose swing is the ellipsoid with the semi-axes
+    /// `radii` along `first_axis` and `twist_axis × first_axis`: the same region and metric, so
+    /// its answers agree up to rounding, but for ties: at a swing of 180° both covers of the
+    /// swing are equally near, and the ellipse takes the short one where the swing-twist limit
+    /// may take either. What the GPU crowd's swing-twist kernel limits, told to take the short
+    /// cover. `None` for a radius below the smallest semi-axis an ellipsoid may have.
+    pub fn as_swing_twist(&self) -> Option<SwingTwistLimit> {
+        as_swing_twist_ellipsoid(self, self.radii)
+    }
+
     /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
     /// ([`crate::rotation_cells::prove_swing_plane_cells`]; `to_relative` unit).
     ///

@@ -140,3 +140,30 @@ pub(crate) fn planar_continuing(
     let twist = limit.twist().measure_from(point.twist, previous.w);
     planar_result(limit, relative, swing, twist)
 }
+
+/// A planar limit as the [`crate::region::SwingTwistLimit`] whose swing shape is the ellipsoid
+/// with semi-axes `semi_axes` in the plane's coordinates `(first, twist_axis × first, twist_axis)`
+/// (the third, which swing points never leave, the larger of the other two): the same region in
+/// the same metric, for evaluators with swing-twist kernels. `None` when a semi-axis is below
+/// the smallest an ellipsoid may have.
+pub(crate) fn as_swing_twist_ellipsoid(
+    limit: &impl PlanarSwing,
+    semi_axes: Vec2,
+) -> Option<crate::region::SwingTwistLimit> {
+    use crate::shape::{EllipsoidShape, Frame, Shape};
+    if semi_axes.min_element() < crate::validation::MIN_SEMI_AXIS || !semi_axes.is_finite() {
+        return None;
+    }
+    let (axis, first) = (limit.twist_axis(), limit.first_axis());
+    let basis = glam::Mat3::from_cols(first, axis.cross(first), axis);
+    let swing = Shape::Ellipsoid(EllipsoidShape {
+        frame: Frame::IDENTITY,
+        semi_axes: semi_axes.extend(semi_axes.max_element()),
+    });
+    Some(crate::region::SwingTwistLimit::new(
+        axis,
+        basis,
+        swing,
+        limit.twist(),
+    ))
+}
