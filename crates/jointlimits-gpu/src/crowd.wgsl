@@ -17,7 +17,8 @@ struct Joint {
     // The shape's frame: its axes (columns) and centre (xyz); center.w is the kind:
     // 0 unlimited, 1 box, 2 ellipsoid, 3 host with proven cells, 4 host, 5 swing-twist with a
     // box swing, 6 swing-twist with an ellipsoid swing (the shape is then the swing's, in
-    // swing-plane coordinates), 7 polytope (k-DOP or hull).
+    // swing-plane coordinates), 7 polytope (k-DOP or hull), 8 hinge (its axis in `twist_axis`,
+    // its angles' range in `basis_u.w` and `basis_v.w`).
     axis_x: vec4<f32>,
     axis_y: vec4<f32>,
     axis_z: vec4<f32>,
@@ -430,6 +431,10 @@ fn limit_frame(@builtin(global_invocation_id) id: vec3<u32>) {
     }
     if kind == 5u || kind == 6u {
         limit_swing_twist(j, slot, local);
+        return;
+    }
+    if kind == 8u {
+        limit_hinge(j, slot, local);
         return;
     }
     let relative = quat_mul(conjugate(j.reference), near_unit(local));
@@ -983,4 +988,69 @@ fn polytope_surface(j: Joint, x: vec3<f32>) -> vec3<f32> {
         return walked.point;
     }
     return polytope_scan(p, x);
+}
+
+// ---- Hinges (jointlimits::authored::HingeLimit) ----
+
+// The largest part off the hinge (radians) still counted as on it (hinge::OFF_AXIS_SLACK).
+const OFF_AXIS_SLACK: f32 = 1e-5;
+
+// rotation::angle_between: the angle of the rotation taking `a` to `b`, either cover.
+fn angle_between(a: vec4<f32>, b: vec4<f32>) -> f32 {
+    let d = quat_mul(conjugate(a), b);
+    return 2.0 * atan2_full(length(d.xyz), abs(d.w));
+}
+
+// HingeLimit::angles: the hinge angle of `relative` (in its cover) and the angle of its part
+// off the hinge.
+fn hinge_angles(j: Joint, relative: vec4<f32>) -> vec2<f32> {
+    let axis = j.twist_axis.xyz;
+    let along = dot(relative.xyz, axis);
+    let off_axis = length(relative.xyz - along * axis);
+    let hinge = 2.0 * atan2_full(along, relative.w);
+    let off = 2.0 * atan2_full(off_axis, sqrt(along * along + relative.w * relative.w));
+    return vec2<f32>(hinge, off);
+}
+
+// HingeLimit::result: the rotation about the axis by the allowed angle, or `relative` itself
+// when it lies on the hinge within the range (to the tolerances).
+fn hinge_result(j: Joint, relative: vec4<f32>, off: f32, angle: TwistMeasure) -> SwingLimited {
+    let measured = vec4<f32>(angle.turned, 0.0, 0.0, 0.0);
+    if off <= OFF_AXIS_SLACK && angle.distance <= BOUNDARY_TOLERANCE {
+        return swing_unchanged(relative, measured);
+    }
+    let limited = rotation_about(j.twist_axis.xyz, angle.allowed);
+    return SwingLimited(limited, false, angle_between(relative, limited), measured);
+}
+
+// Whether `relative` swings the hinge's axis by exactly 180° (contract::half_swing).
+fn hinge_half_swing(j: Joint, relative: vec4<f32>) -> bool {
+    let along = dot(relative.xyz, j.twist_axis.xyz);
+    return along * along + relative.w * relative.w < DEGENERATE_TWIST * DEGENERATE_TWIST;
+}
+
+// One character's hinge: the stream's answer (limiter::stream_answer; a hinge says nothing of
+// continuing, so the continuation is asked whenever the stateless answer moves). The history
+// holds the hinge angle's turn in x and z = 1 once there is one.
+fn limit_hinge(j: Joint, slot: u32, local: vec4<f32>) {
+    let relative = quat_mul(conjugate(j.reference), near_unit(local));
+    let angles = hinge_angles(j, relative);
+    var chosen = hinge_result(j, relative, angles.y, measure_twist(j, angles.x));
+    let previous = history[slot];
+    if !chosen.inside && previous.z > 0.5 {
+        let degenerate = hinge_half_swing(j, relative);
+        // Half a turn off the hinge every hinge angle is equally near: keep the stream's.
+        let angle = select(angles.x, previous.x, degenerate);
+        let continued =
+            hinge_result(j, relative, angles.y, measure_twist_from(j, angle, previous.x));
+        if !continued.inside
+            && (continued.violation <= chosen.violation + j.settings.y || degenerate) {
+            chosen = continued;
+        }
+    }
+    history[slot] = vec4<f32>(chosen.measured.x, 0.0, 1.0, 0.0);
+    if !chosen.inside {
+        output[slot] = quat_mul(j.reference, chosen.relative);
+        atomicAdd(&outside, 1u);
+    }
 }

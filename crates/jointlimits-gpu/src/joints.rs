@@ -29,6 +29,8 @@ const SWING_TWIST_BOX: f32 = 5.0;
 const SWING_TWIST_ELLIPSOID: f32 = 6.0;
 /// A full-space k-DOP or convex hull.
 const POLYTOPE: f32 = 7.0;
+/// A hinge.
+const HINGE: f32 = 8.0;
 
 /// How the crowd limits one joint.
 #[derive(Clone, Debug)]
@@ -64,7 +66,8 @@ pub(crate) struct Kernels {
 
 impl Kernels {
     /// The kernel of each joint: native for full-space and swing-twist boxes and ellipsoids,
-    /// swing cones and spherical ellipses, and full-space k-DOPs and hulls (unsoftened); for
+    /// swing cones and spherical ellipses, full-space k-DOPs and hulls, and hinges
+    /// (unsoftened); for
     /// other kinds with proven cells ([`PreparedLimit`]: swing-twist polytopes, tables, reach
     /// cones, Euler ranges, softened shapes), the cells, proven here (a fraction of a second per
     /// joint); the host for the rest.
@@ -143,12 +146,26 @@ impl Kernels {
 }
 
 /// The native kernel of a full-space or swing-twist box or ellipsoid (swing cones and spherical
-/// ellipses as the swing-twist ellipsoids they are), or a full-space k-DOP or hull, with no
-/// softening (a polytope's tables appended to `lookup`, unless they would take it
+/// ellipses as the swing-twist ellipsoids they are), a full-space k-DOP or hull, or a hinge,
+/// with no softening (a polytope's tables appended to `lookup`, unless they would take it
 /// past the offsets a float holds exactly).
 fn native(limit: &JointLimit, lookup: &mut Vec<u32>) -> Option<Kernel> {
     if limit.softening.is_some() {
         return None;
+    }
+    if let LimitRegion::Hinge(hinge) = &limit.region {
+        // The reference, the kind, the range's ends and the axis (see `crowd.wgsl`'s `Joint`).
+        let mut rows = [[0.0; 4]; ROWS];
+        rows[0] = limit.reference.to_array();
+        rows[4][3] = HINGE;
+        rows[8][3] = hinge.min;
+        rows[9][3] = hinge.max;
+        rows[10] = hinge.axis.extend(0.0).to_array();
+        return Some(Kernel::Native {
+            rows,
+            reach: 0.0,
+            short_cover_only: false,
+        });
     }
     // Swing cones and spherical ellipses are swing-twist limits with an elliptic swing.
     let converted;

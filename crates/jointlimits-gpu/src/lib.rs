@@ -4,9 +4,9 @@
 //! Every kind is taken. Full-space boxes (axis-aligned or oriented) and ellipsoids, the shapes
 //! fitted by default, full-space k-DOPs and hulls (the walk over their faces that proves the
 //! nearest point, with the scan of every face where it cannot decide), swing-twist limits with a
-//! box or ellipsoid swing, and swing cones and spherical ellipses (the swing-twist ellipsoids
-//! they are, `as_swing_twist`, taking the short cover of the swing as they do) have native
-//! kernels:
+//! box or ellipsoid swing, swing cones and spherical ellipses (the swing-twist ellipsoids they
+//! are, `as_swing_twist`, taking the short cover of the swing as they do), and hinges have
+//! native kernels:
 //! the shader keeps each character's and joint's history on the GPU and follows the CPU crowd's
 //! stream semantics (nearest over both covers and twist turns; the previous frame's cover and
 //! turn while at most the switch margin farther; near a 180° swing, the CPU's settling), so

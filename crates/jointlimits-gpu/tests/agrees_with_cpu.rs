@@ -163,11 +163,11 @@ fn compare(
     compared
 }
 
-/// Every full-space example, swing-twist box and ellipsoid example, swing cone and spherical
-/// ellipse example (the kinds with native kernels), about random references, and an unlimited
-/// joint.
+/// Every full-space example, swing-twist box and ellipsoid example, swing cone, spherical
+/// ellipse and hinge example (the kinds with native kernels), about random references, and an
+/// unlimited joint.
 fn example_limits(rng: &mut SplitMix) -> Vec<Option<JointLimit>> {
-    use jointlimits::authored::{ConeLimit, SphericalEllipseLimit};
+    use jointlimits::authored::{ConeLimit, HingeLimit, SphericalEllipseLimit};
     let full = FullLimit::examples().into_iter().map(LimitRegion::from);
     let swing_twist = SwingTwistLimit::examples()
         .into_iter()
@@ -177,8 +177,14 @@ fn example_limits(rng: &mut SplitMix) -> Vec<Option<JointLimit>> {
     let ellipses = SphericalEllipseLimit::examples()
         .into_iter()
         .map(LimitRegion::SphericalEllipse);
+    let hinges = HingeLimit::examples().into_iter().map(LimitRegion::Hinge);
     let mut limits: Vec<Option<JointLimit>> = vec![None];
-    for region in full.chain(swing_twist).chain(cones).chain(ellipses) {
+    for region in full
+        .chain(swing_twist)
+        .chain(cones)
+        .chain(ellipses)
+        .chain(hinges)
+    {
         limits.push(Some(JointLimit {
             joint: format!("joint{}", limits.len()),
             reference: random_rotation(rng),
@@ -372,6 +378,7 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
                     }
                     // As the swing-twist ellipsoids they are.
                     LimitRegion::Cone(_) | LimitRegion::SphericalEllipse(_) => true,
+                    LimitRegion::Hinge(_) => true,
                     _ => false,
                 };
                 !native || limit.softening.is_some()
