@@ -165,14 +165,7 @@ impl GpuCrowd {
             contents: bytemuck::cast_slice(&packed),
             usage: storage,
         });
-        let buffer = |label, size, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer = |label, size, usage| unmapped_buffer(&device, label, size, usage);
         let input = buffer("input", pose_bytes, storage);
         let output = buffer("output", pose_bytes, storage | wgpu::BufferUsages::COPY_SRC);
         let history = buffer("history", pose_bytes, storage);
@@ -605,14 +598,7 @@ struct Staging {
 
 impl Staging {
     fn new(device: &wgpu::Device, pose_bytes: u64, proven_bytes: u64) -> Staging {
-        let buffer = |label, size, usage| {
-            device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
+        let buffer = |label, size, usage| unmapped_buffer(device, label, size, usage);
         Staging {
             upload: buffer(
                 "upload",
@@ -655,6 +641,21 @@ fn find_adapter() -> Result<wgpu::Adapter, GpuError> {
         }
     }
     Err(GpuError::NoAdapter(reasons.join("; ")))
+}
+
+/// A buffer of `size` bytes for `usage`, not mapped at creation.
+fn unmapped_buffer(
+    device: &wgpu::Device,
+    label: &str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage,
+        mapped_at_creation: false,
+    })
 }
 
 fn entry(binding: u32, buffer: &wgpu::Buffer) -> wgpu::BindGroupEntry<'_> {

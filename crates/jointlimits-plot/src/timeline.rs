@@ -41,7 +41,7 @@ const HEIGHT: u32 = 640;
 impl Timeline {
     /// Measures `motion` against `limiter` (a fresh one bound to the clip's skeleton) before and
     /// after limiting; `names` are the skeleton's joint names. Draws the joints named in `only`
-    /// (at most [`TIMELINE_JOINTS`]), or, when it is empty, the ones with the largest violations.
+    /// (at most `TIMELINE_JOINTS`), or, when it is empty, the ones with the largest violations.
     pub fn new(
         title: &str,
         mut limiter: Limiter,

@@ -162,7 +162,7 @@ impl EulerOrder {
     }
 
     /// The angles of [`EulerOrder::from_dquat`] computed in f32 with the polynomial `atan2`
-    /// ([`crate::fast_trig::atan2_4`], all three at once), and `cos b`, for a quick look: a few
+    /// (`crate::fast_trig::atan2_4`, all three at once), and `cos b`, for a quick look: a few
     /// nanoseconds instead of a hundred. The matrix is the homogeneous one, `|q|²` times the
     /// rotation's, so `q` needs no normalising (every angle is an `atan2` of two of its
     /// entries, which the scale does not change). The entries are off by a few 1e-7 at most,

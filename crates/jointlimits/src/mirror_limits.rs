@@ -249,7 +249,7 @@ fn mirrored_euler(limit: &EulerLimit, normal: Vec3) -> Option<LimitRegion> {
 /// `limits` with every joint of side `from` that has a partner on the other side copied onto
 /// the partner, reflected across the sagittal plane of `skeleton` (module docs); joints on the
 /// body's middle and unpaired joints are kept. Pairs named in `overrides` (left name, right name)
-/// replace what the names would give ([`pairs_with`]). Also returns the (from, to) pairs mirrored.
+/// replace what the names would give (`pairs_with`). Also returns the (from, to) pairs mirrored.
 pub fn mirror_skeleton_limits(
     limits: &SkeletonLimits,
     skeleton: &Skeleton,

@@ -49,7 +49,6 @@ use crate::rotation_cells::InsideCells;
 ///     assert_eq!(prepared.contains(local), elbow.contains(local));
 /// }
 /// ```
-/// ```
 #[derive(Clone, Debug)]
 pub struct PreparedLimit {
     limit: JointLimit,

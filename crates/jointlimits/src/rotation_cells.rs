@@ -4,7 +4,7 @@
 //! table) and compares: a few dozen dependent operations. Most rotations a running character asks
 //! about lie well inside their limits, and for those the answer is the same over a whole
 //! neighbourhood. So the rotation group is cut into cells, and each cell is *proven* allowed once,
-//! by the limit kind's own conservative judge ([`CellBounds`] says what a cell spans); the test
+//! by the limit kind's own conservative judge (`CellBounds` says what a cell spans); the test
 //! then reads a bit.
 //!
 //! **Cells.** A unit quaternion is named by its three components other than its largest in

@@ -65,7 +65,7 @@ impl ConeLimit {
     }
 
     /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
-    /// ([`crate::rotation_cells::prove_swing_plane_cells`]; `to_relative` unit): a swing point
+    /// (`crate::rotation_cells::prove_swing_plane_cells`; `to_relative` unit): a swing point
     /// `s` lies `max_swing − |s|` inside the disc.
     pub fn prove_cells(&self, to_relative: Quat) -> crate::rotation_cells::InsideCells {
         let first = self.first_axis();

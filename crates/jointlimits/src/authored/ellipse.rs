@@ -74,7 +74,7 @@ impl SphericalEllipseLimit {
     }
 
     /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
-    /// ([`crate::rotation_cells::prove_swing_plane_cells`]; `to_relative` unit).
+    /// (`crate::rotation_cells::prove_swing_plane_cells`; `to_relative` unit).
     ///
     /// A swing point on the ellipse scaled by `k = √((x/a)² + (y/b)²)` lies at least
     /// `min(a, b)·|1 − k|` from the ellipse, on its side: the ellipse holds the disc of radius

@@ -190,7 +190,7 @@ fn acceptance(limit: &JointLimit, reference: Quat, held_out: &[Quat]) -> (usize,
 /// (in `(0, 1]`) of unseen frames is accepted (module docs), and reports what was found.
 ///
 /// When `options` hold every frame, the fit is also calibrated holding each share of
-/// [`HOLDS_TRIED`] (leaving out the farthest outliers, [`super::outliers`]), and the tightest
+/// `HOLDS_TRIED` (leaving out the farthest outliers, [`super::outliers`]), and the tightest
 /// limit (fewest random rotations accepted) whose folds reach `accept` is kept: a burst of
 /// glitch frames in one clip otherwise grows the region for every frame, while natural motion
 /// the held share leaves out is brought back by the margin the folds call for.

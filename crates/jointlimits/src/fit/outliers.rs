@@ -4,7 +4,7 @@
 //! Frames are ranked by their Mahalanobis distance in scaled angle-axis space under a robust
 //! estimate of the centre and spread, found by concentration steps (as in the minimum covariance
 //! determinant estimator): starting from the mean and covariance of every frame, each step
-//! re-estimates them from the [`CORE_SHARE`] of frames nearest under the previous estimate. A
+//! re-estimates them from the `CORE_SHARE` of frames nearest under the previous estimate. A
 //! burst of glitch frames far from the rest therefore cannot pull the estimate towards itself,
 //! and ranks last. The share held keeps the frames ranked first, each clip in its order.
 

@@ -54,7 +54,7 @@ impl ReachConeLimit {
     /// A cell's rotations lie within its radius `θ` of its centre's, so they point the axis
     /// within `θ` of the centre's direction `d` (turning by `θ` moves any vector by at most
     /// `θ`). The cell is allowed when every direction that near lies inside one slice of the
-    /// cone ([`ReachCone::limits_around`]) and the cell's twists lie, on one turn, within the
+    /// cone (`ReachCone::limits_around`) and the cell's twists lie, on one turn, within the
     /// limits there narrowed by how far they can change over that distance; it is refused when
     /// every such direction lies beyond the slice's edge. Cells across a slice plane are left
     /// to the exact test (finer cells settle most of them).

@@ -35,7 +35,7 @@ use crate::validation::{self, InvalidField};
 /// twist used.
 ///
 /// The swing shape must be symmetric in the swing-plane's third coordinate (checked when a limits
-/// file is read, see [`super::swing_symmetry`]; every fitted shape is), so projecting a swing
+/// file is read, see `super::swing_symmetry`; every fitted shape is), so projecting a swing
 /// point keeps it in the plane: the projection onto the shape is also the projection onto the
 /// shape's slice of allowed swings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -126,7 +126,7 @@ impl SwingTwistLimit {
     }
 
     /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
-    /// ([`crate::rotation_cells::prove_swing_plane_cells`] with the swing shape's
+    /// (`crate::rotation_cells::prove_swing_plane_cells` with the swing shape's
     /// [`Shape::depth_in_plane`]; `to_relative` unit).
     pub fn prove_cells(&self, to_relative: Quat) -> crate::rotation_cells::InsideCells {
         crate::rotation_cells::prove_swing_plane_cells(

@@ -34,7 +34,7 @@
 //! Finding the highest face would scan every plane again, so the walk starts from a face looked
 //! up instead: near the polytope, the highest of the few planes its cell grid says decide there
 //! (then the highest of all), or the plane rejecting the point's cell by the most; farther away,
-//! the face turned most nearly towards the point ([`super::support_faces`]), or the highest
+//! the face turned most nearly towards the point (`super::support_faces`), or the highest
 //! plane the grid cell nearest it names. A start face is used only when the point's own height
 //! above it shows the point outside, so the verdict stays the full scan's, bit for bit; the walk
 //! proves its answer from any start.
@@ -401,7 +401,7 @@ impl Polytope {
     }
 
     /// The nearest point of the polytope to `x`, or `None` when `x` is inside: by the walk of
-    /// [`Polytope::walk`] from a face `x` rises above (looked up, or the highest), or by the
+    /// `Polytope::walk` from a face `x` rises above (looked up, or the highest), or by the
     /// scan of every visible face where the walk cannot decide (see the module docs).
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {

@@ -101,7 +101,7 @@ const STRETCH_SAMPLES: usize = 3;
 /// A bound on the largest angle (radians) a step of unit length in the square moves the
 /// direction within the cell `(column, row)` of an `n`-cell grid: the largest singular value of
 /// the map's Jacobian sampled over the cell (one-sided differences inside the cell, so a crease
-/// on its edge is measured from its own side), raised by [`STRETCH_MARGIN`] and at most the
+/// on its edge is measured from its own side), raised by `STRETCH_MARGIN` and at most the
 /// whole map's bound [`STRETCH`].
 pub fn cell_stretch(map: &OctahedralMap, n: usize, column: usize, row: usize) -> f32 {
     let cell = 2.0 / n as f32;
@@ -215,7 +215,7 @@ const BENDING_SAMPLES: usize = 4;
 /// A bound on the covariant acceleration (radians per square unit²) of the grid lines `u ↦
 /// m(u, v)` and `v ↦ m(u, v)` within the cell `(column, row)` of an `n`-cell grid, whatever the
 /// map's axis: the part of `∂²m` along the sphere, sampled over the cell by central differences
-/// kept inside it (in f64) and raised by [`BENDING_MARGIN`]. `+∞` where the map is not smooth
+/// kept inside it (in f64) and raised by `BENDING_MARGIN`. `+∞` where the map is not smooth
 /// within the cell: a crease (the square's axes, the diamond `|u| + |v| = 1`) crosses it, or it
 /// touches the axis or its antipode (the centre and the corners of the square), where grid lines
 /// bend without bound.

@@ -204,8 +204,8 @@ impl TableLimit {
 
     /// The table with the vertex grids of the five channels, in [`Channel::ALL`]'s order (same
     /// resolution). Twist ranges reaching past the channels' span are moved into it by whole turns
-    /// ([`twist_within_span`]), values are made to agree across the square's folds (twist ranges
-    /// modulo whole turns, see [`fold_consistent_twist`]) and moved onto the channels' lattices; a
+    /// (`twist_within_span`), values are made to agree across the square's folds (twist ranges
+    /// modulo whole turns, see `fold_consistent_twist`) and moved onto the channels' lattices; a
     /// twist minimum above its maximum is left for [`RotationLimit::validate`] to report.
     pub fn from_grids(twist_axis: Vec3, mut grids: [VertexGrid; 5]) -> TableLimit {
         let [_, twist_min, twist_max, ..] = &mut grids;

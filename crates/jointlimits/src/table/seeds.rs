@@ -20,7 +20,7 @@ pub const SEEDS_PER_SIDE: usize = 32;
 /// Seeds scored together.
 const LANES: usize = 8;
 
-/// The seeds, as structure of arrays (padded to whole groups of [`LANES`]).
+/// The seeds, as structure of arrays (padded to whole groups of `LANES`).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Seeds {
     x: Vec<f32>,

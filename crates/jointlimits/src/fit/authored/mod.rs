@@ -23,7 +23,7 @@
 //! stop at π).
 //!
 //! Asked to hold only a share of the samples ([`fit_authored_holding`]), each fit first leaves
-//! out the samples whose removal shrinks its region most ([`trim`]'s module docs), then fits the
+//! out the samples whose removal shrinks its region most (`trim`'s module docs), then fits the
 //! rest as above.
 
 mod arc;
