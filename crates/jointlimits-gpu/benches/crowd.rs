@@ -5,8 +5,9 @@
 //! - `crowd/cpu/<n>_threads/<size>`: fitted ellipsoids, 10k, 100k and 1M joints per frame, on one
 //!   and two threads.
 //! - `crowd/cpu/2_threads/10k_characters/<kind>`: 10,000 characters (430,000 joints) per frame,
-//!   for every kind the fitter makes; `<kind>_proven_cells` for the authored kinds with
-//!   [`jointlimits::Crowd::with_proven_cells`] (but hinges, which have no cells).
+//!   for every kind the fitter makes; `euler_proven_cells` with
+//!   [`jointlimits::Crowd::with_proven_cells`] (the other authored kinds have a lane test, or,
+//!   hinges, no cells).
 //! - `crowd/gpu/<size>/{with_transfers,pipelined,on_gpu}`: fitted ellipsoids on the GPU
 //!   ([`jointlimits_gpu::GpuCrowd`]), with the upload and read-back of every frame (one frame at
 //!   a time, or each frame sent before the one ahead of it is received), or the kernel alone on
@@ -197,12 +198,12 @@ fn crowd(c: &mut Criterion) {
     group.sample_size(10);
     for (name, limits) in &per_kind {
         bench_crowd(&mut group, name, limits, 10_000, NOISE, &pool);
-        // Hinges allow no open set of rotations: no cells to prove.
-        let has_cells = !matches!(
+        // Of the authored kinds only Euler ranges prove cells for a crowd: swing cones and
+        // spherical ellipses have a lane test, and hinges allow no open set of rotations.
+        if matches!(
             limits.options.shape,
-            ShapeKind::Authored(AuthoredShape::Hinge)
-        );
-        if matches!(limits.options.shape, ShapeKind::Authored(_)) && has_cells {
+            ShapeKind::Authored(AuthoredShape::Euler(_))
+        ) {
             let proven = format!("{name}_proven_cells");
             bench_crowd(&mut group, &proven, limits, 10_000, NOISE, &pool);
         }

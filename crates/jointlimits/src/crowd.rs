@@ -13,14 +13,15 @@
 //!   its answers are that path's bits. A lane keeps the kernel's answer where the stream takes the
 //!   stateless nearest (no history, inside, or continuing in the nearest's cover) and the scalar
 //!   step runs for the rest (a switch of cover, or a long cover that may be nearer).
-//! - Full-space polytopes, swing-twist limits, lookup tables and reach cones take a conservative
-//!   lane test ([`SurelyInside`]): it passes the rotations that are allowed by a margin, and only
-//!   the rest take the scalar path. A passed rotation's history is the input itself, measured only
+//! - Full-space polytopes, swing-twist limits, swing cones and spherical ellipses (as the
+//!   swing-twist ellipsoids they are), lookup tables and reach cones take a conservative lane
+//!   test ([`SurelyInside`]): it passes the rotations that are allowed by a margin, and only the
+//!   rest take the scalar path. A passed rotation's history is the input itself, measured only
 //!   if a later frame needs it. (A path-aware crowd sends every rotation of a table through the
-//!   scalar path, which measures an allowed twist on the last frame's turn.) The authored kinds
-//!   (Euler ranges, hinges, cones, spherical ellipses) and coupled limits take the scalar path
-//!   throughout, except that [`Crowd::with_proven_cells`] lets the rotations of Euler ranges,
-//!   cones and spherical ellipses that lie in cells proven allowed skip it.
+//!   scalar path, which measures an allowed twist on the last frame's turn.) Euler ranges,
+//!   hinges and coupled limits take the scalar path throughout, except that
+//!   [`Crowd::with_proven_cells`] lets the rotations of Euler ranges that lie in cells proven
+//!   allowed skip it.
 //!
 //! ```
 //! use glam::{Quat, Vec3};
@@ -156,8 +157,7 @@ impl Crowd {
     }
 
     /// The same crowd with the cells of rotations each joint without a lane test surely allows
-    /// proven once ([`crate::prepared::PreparedLimit`]: the authored Euler ranges, swing cones
-    /// and spherical ellipses), so that its rotations in them skip the exact test as a lane
+    /// proven once ([`crate::prepared::PreparedLimit`]: the authored Euler ranges), so that its rotations in them skip the exact test as a lane
     /// test's do: the same output, bit for bit. Proving takes a fraction of a second per joint
     /// on two cores and about half a megabyte per joint.
     pub fn with_proven_cells(mut self) -> Crowd {

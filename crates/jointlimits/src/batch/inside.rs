@@ -239,18 +239,22 @@ pub struct SurelyInside {
 }
 
 impl SurelyInside {
-    /// The test for `limit`, for full-space and swing-twist limits, lookup tables and reach
-    /// cones; `None` for
-    /// others, whose rotations all take the scalar path.
+    /// The test for `limit`, for full-space and swing-twist limits, swing cones and spherical
+    /// ellipses (the swing-twist test of the swing-twist ellipsoids they are, whose answers
+    /// stray from theirs by far less than the margin), lookup tables and reach cones; `None`
+    /// for others, whose rotations all take the scalar path.
     pub fn of(limit: &JointLimit) -> Option<SurelyInside> {
+        let swing_twist = |st: &crate::region::SwingTwistLimit| Test::SwingTwist {
+            axis: st.twist_axis,
+            to_plane: st.swing_basis.transpose(),
+            swing: ShrunkShape::of(st.swing()),
+            twist: st.twist,
+        };
         let test = match &limit.region {
             LimitRegion::Full(full) => Test::Full(ShrunkShape::of(full.shape())),
-            LimitRegion::SwingTwist(st) => Test::SwingTwist {
-                axis: st.twist_axis,
-                to_plane: st.swing_basis.transpose(),
-                swing: ShrunkShape::of(st.swing()),
-                twist: st.twist,
-            },
+            LimitRegion::SwingTwist(st) => swing_twist(st),
+            LimitRegion::Cone(cone) => swing_twist(&cone.as_swing_twist()?),
+            LimitRegion::SphericalEllipse(ellipse) => swing_twist(&ellipse.as_swing_twist()?),
             LimitRegion::Table(table) => Test::Table(TableLanes::of(table)),
             LimitRegion::ReachCone(cone) => Test::ReachCone(ConeLanes::of(cone)),
             _ => return None,
