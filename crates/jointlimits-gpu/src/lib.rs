@@ -94,8 +94,10 @@ pub struct GpuCrowd {
     /// Host-visible buffers a frame passes through: one pair, and a second made when a frame is
     /// submitted while another is in flight.
     staging: Vec<Staging>,
-    /// The staging pairs of the frames submitted and not yet received, oldest first.
-    in_flight: VecDeque<usize>,
+    /// The frames submitted and not yet received, oldest first: each one's staging pair, and
+    /// whether the host forgets its history once it is received (a reset made while it was in
+    /// flight, which the GPU's queue orders after it).
+    in_flight: VecDeque<InFlight>,
     kernels: Kernels,
     /// The joints limited on the host (the others `None`), if any.
     host: Option<Crowd>,
@@ -309,13 +311,19 @@ impl GpuCrowd {
         self.joint_count
     }
 
-    /// Forgets every character's history.
+    /// Forgets every character's history. Frames already submitted ([`GpuCrowd::submit`]) are
+    /// limited with the history they were submitted after, on the GPU and on the host alike.
     pub fn reset(&mut self) {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.clear_buffer(&self.history, 0, None);
         self.queue.submit([encoder.finish()]);
-        if let Some(host) = &mut self.host {
-            host.reset();
+        match self.in_flight.back_mut() {
+            Some(last) => last.then_reset_host = true,
+            None => {
+                if let Some(host) = &mut self.host {
+                    host.reset();
+                }
+            }
         }
     }
 
@@ -364,7 +372,7 @@ impl GpuCrowd {
             )));
         }
         let pair = (0..IN_FLIGHT)
-            .find(|pair| !self.in_flight.contains(pair))
+            .find(|&pair| self.in_flight.iter().all(|frame| frame.pair != pair))
             .expect("fewer than IN_FLIGHT frames are in flight");
         if pair == self.staging.len() {
             let (pose_bytes, proven_bytes) = (self.pose_bytes(), self.proven_bytes());
@@ -377,7 +385,10 @@ impl GpuCrowd {
         self.encode_run(&mut encoder);
         self.encode_readback(&mut encoder, pair);
         self.staging[pair].last_use = Some(self.queue.submit([encoder.finish()]));
-        self.in_flight.push_back(pair);
+        self.in_flight.push_back(InFlight {
+            pair,
+            then_reset_host: false,
+        });
         Ok(())
     }
 
@@ -386,12 +397,18 @@ impl GpuCrowd {
     /// outside. Fails with [`GpuError::InFlight`] when no frame was submitted.
     pub fn receive(&mut self, poses: &mut [Quat]) -> Result<usize, GpuError> {
         self.check_frame_size(poses.len())?;
-        let Some(pair) = self.in_flight.pop_front() else {
+        let Some(frame) = self.in_flight.pop_front() else {
             return Err(GpuError::InFlight(
                 "no frame was submitted to receive".to_string(),
             ));
         };
-        self.read_staging(pair, poses)
+        let outside = self.read_staging(frame.pair, poses);
+        if frame.then_reset_host
+            && let Some(host) = &mut self.host
+        {
+            host.reset();
+        }
+        outside
     }
 
     /// Sends a frame to the GPU (the first step of [`GpuCrowd::limit_frame`], done apart to
@@ -583,6 +600,15 @@ impl GpuCrowd {
 
 /// Frames that may be in flight at once ([`GpuCrowd::submit`]).
 const IN_FLIGHT: usize = 2;
+
+/// A frame submitted and not yet received.
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    /// Its staging pair.
+    pair: usize,
+    /// Whether the host forgets its history once this frame is received.
+    then_reset_host: bool,
+}
 
 /// A pair of host-visible buffers a frame passes through. Kept from frame to frame: a
 /// `Queue::write_buffer` makes (and maps) a new staging buffer each time.

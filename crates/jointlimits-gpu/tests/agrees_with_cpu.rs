@@ -637,3 +637,102 @@ fn half_turn_ties_and_rotations_off_unit_length_agree() {
         .collect();
     compare(&limits, &mut cpu, &mut gpu, &frames, "ties and scales");
 }
+
+/// A reset made while frames are in flight falls between them: the frames submitted before it
+/// are limited with the history they came after, on the GPU and on the host alike, and those
+/// submitted after it start over, as a CPU crowd reset between the same frames. The frames sweep
+/// slowly through where two answers tie (a full-space box's two covers at a half turn, an Euler
+/// channel's two ends across its gap), so that a stream's history decides many answers.
+#[test]
+fn a_reset_while_frames_are_in_flight_falls_between_them() {
+    use jointlimits::EulerOrder;
+    use jointlimits::authored::EulerLimit;
+    let mut rng = SplitMix(0x5E7);
+    // A native full-space box and Euler ranges, limited on the host; the first (Z) channel's
+    // gap runs from 1.2 to 2π − 0.5, its middle at 3.49.
+    let euler = EulerLimit {
+        order: EulerOrder::ZXY,
+        min: Vec3::new(-0.5, -1.0, -0.2),
+        max: Vec3::new(1.2, 0.4, 0.9),
+    };
+    let regions = [
+        LimitRegion::from(FullLimit::examples().remove(0)),
+        LimitRegion::Euler(euler),
+    ];
+    let limits: Vec<Option<JointLimit>> = regions
+        .into_iter()
+        .map(|region| {
+            Some(JointLimit {
+                joint: "joint".into(),
+                reference: random_rotation(&mut rng),
+                region,
+                softening: None,
+            })
+        })
+        .collect();
+    let characters = 300;
+    let Some(mut gpu) = gpu_crowd(&limits, characters) else {
+        return;
+    };
+    let mut cpu = Crowd::new(limits.clone(), characters);
+    let frames: Vec<Vec<Quat>> = (0..12)
+        .map(|f| {
+            let mut frame = Vec::new();
+            for c in 0..characters {
+                let sweep = 0.05 * f as f32 + 0.001 * c as f32;
+                let axis = Vec3::new((c as f32).sin(), (0.7 * c as f32).cos(), 0.4).normalize();
+                let half_turn = Quat::from_axis_angle(axis, std::f32::consts::PI - 0.3 + sweep);
+                let across_gap = Quat::from_rotation_z(3.2 + sweep);
+                for (limit, relative) in limits.iter().zip([half_turn, across_gap]) {
+                    frame.push(limit.as_ref().expect("limited").local(relative));
+                }
+            }
+            frame
+        })
+        .collect();
+    // GPU: each frame submitted before the one ahead of it is received, resets made right
+    // after frames 4 and 9 are submitted (frames 3 and 4, and 8 and 9, in flight).
+    let resets = [4, 9];
+    let mut from_gpu = Vec::new();
+    let mut out = vec![Quat::IDENTITY; frames[0].len()];
+    for (f, frame) in frames.iter().enumerate() {
+        gpu.submit(frame).unwrap();
+        if resets.contains(&f) {
+            gpu.reset();
+        }
+        if f > 0 {
+            gpu.receive(&mut out).unwrap();
+            from_gpu.push(out.clone());
+        }
+    }
+    gpu.receive(&mut out).unwrap();
+    from_gpu.push(out.clone());
+    // CPU: the same frames, reset right after frames 4 and 9.
+    let mut history_decided = 0;
+    for (f, (frame, on_gpu)) in frames.iter().zip(&from_gpu).enumerate() {
+        let mut on_cpu = frame.clone();
+        cpu.limit_frame(&mut on_cpu);
+        let mut stateless = frame.clone();
+        Crowd::new(limits.clone(), characters).limit_frame(&mut stateless);
+        for (at, (a, b)) in on_cpu.iter().zip(on_gpu).enumerate() {
+            if at % limits.len() == 0 {
+                // Native: within rounding (a reset out of order would keep another cover).
+                assert!(
+                    angle_between(*a, *b) <= 1e-4,
+                    "frame {f}, slot {at}: {a} {b}"
+                );
+            } else {
+                assert_eq!(bits(*a), bits(*b), "frame {f}, slot {at}: {a} {b}");
+            }
+            history_decided += usize::from(angle_between(*a, stateless[at]) > 1e-3);
+        }
+        if resets.contains(&f) {
+            cpu.reset();
+        }
+    }
+    // The test can tell: many answers differ from the stateless ones.
+    assert!(
+        history_decided > 100,
+        "{history_decided} answers decided by history"
+    );
+}
