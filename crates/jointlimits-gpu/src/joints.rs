@@ -37,8 +37,8 @@ const HINGE: f32 = 8.0;
 enum Kernel {
     /// No limit.
     Unlimited,
-    /// A native kernel (full-space or swing-twist box or ellipsoid): the joint's rows, and how
-    /// far the shape reaches from the origin, which the eighth row holds with the switch margin
+    /// A native kernel (see [`native`]): the joint's rows, and how far the shape reaches from
+    /// the origin, which the eighth row holds with the switch margin
     /// and whether the stateless answer takes the short cover only (swing cones and spherical
     /// ellipses, as they do: their centred swing regions make it at least as near).
     Native {

@@ -185,14 +185,19 @@ fn example_limits(rng: &mut SplitMix) -> Vec<Option<JointLimit>> {
         .chain(ellipses)
         .chain(hinges)
     {
-        limits.push(Some(JointLimit {
-            joint: format!("joint{}", limits.len()),
-            reference: random_rotation(rng),
-            region,
-            softening: None,
-        }));
+        limits.push(Some(about_random_reference(region, rng)));
     }
     limits
+}
+
+/// An unsoftened joint limit of `region` about a random reference.
+fn about_random_reference(region: LimitRegion, rng: &mut SplitMix) -> JointLimit {
+    JointLimit {
+        joint: "joint".into(),
+        reference: random_rotation(rng),
+        region,
+        softening: None,
+    }
 }
 
 #[test]
@@ -345,12 +350,7 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
     let mut rng = SplitMix(0xA11);
     let mut limits: Vec<Option<JointLimit>> = vec![None];
     for region in LimitRegion::examples() {
-        limits.push(Some(JointLimit {
-            joint: format!("joint{}", limits.len()),
-            reference: random_rotation(&mut rng),
-            region,
-            softening: None,
-        }));
+        limits.push(Some(about_random_reference(region, &mut rng)));
     }
     // A softened box has no native kernel: it is limited on the host, with cells.
     let mut softened = limits[1].clone().unwrap();
@@ -661,14 +661,7 @@ fn a_reset_while_frames_are_in_flight_falls_between_them() {
     ];
     let limits: Vec<Option<JointLimit>> = regions
         .into_iter()
-        .map(|region| {
-            Some(JointLimit {
-                joint: "joint".into(),
-                reference: random_rotation(&mut rng),
-                region,
-                softening: None,
-            })
-        })
+        .map(|region| Some(about_random_reference(region, &mut rng)))
         .collect();
     let characters = 300;
     let Some(mut gpu) = gpu_crowd(&limits, characters) else {
