@@ -60,14 +60,17 @@ use rayon::prelude::*;
 
 use crate::batch::{LANES, SurelyInside};
 use crate::contract::{LimitContext, RotationLimit};
-use crate::joint_limit::{JointLimit, Limited};
+use crate::joint_limit::{JointLimit, LimitRegion::Full};
 use crate::limiter::{DEFAULT_SWITCH_MARGIN, stream_step, switch_margin};
 use crate::prepared::proven_cells;
 use crate::rotation_cells::InsideCells;
 
 /// Characters limited together by one task: enough work (hundreds of joints) that scheduling
-/// costs little, few enough that two cores share a thousand characters evenly.
+/// costs little, few enough that two cores share a thousand characters evenly. A whole number
+/// of lane groups, so that a task's histories are whole [`LaneHistories`].
 const CHARACTERS_PER_TASK: usize = 128;
+
+const _: () = assert!(CHARACTERS_PER_TASK.is_multiple_of(LANES));
 
 /// What a stream remembers of a character's joint from the last frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,6 +81,40 @@ enum Memory {
     Measured,
     /// The last frame's input, which was allowed: its measurement is made when it is needed.
     AllowedInput,
+}
+
+/// The histories of one joint of [`LANES`] consecutive characters (a lane group), one array per
+/// component: the lanes of a group write theirs as whole vectors, and the scalar step reads and
+/// writes one lane.
+#[derive(Clone, Copy, Debug)]
+struct LaneHistories {
+    /// Per component (`x, y, z, w`), per lane: the measurement or the allowed input.
+    remembered: [[f32; LANES]; 4],
+    /// Per lane: what `remembered` holds.
+    memory: [Memory; LANES],
+}
+
+impl LaneHistories {
+    /// Histories that remember nothing.
+    const FORGOTTEN: LaneHistories = LaneHistories {
+        remembered: [[0.0; LANES]; 4],
+        memory: [Memory::Nothing; LANES],
+    };
+
+    /// What `lane` remembers.
+    #[inline(always)]
+    fn get(&self, lane: usize) -> Vec4 {
+        let [x, y, z, w] = &self.remembered;
+        Vec4::new(x[lane], y[lane], z[lane], w[lane])
+    }
+
+    /// Keeps `value` (a `memory`) for `lane`.
+    #[inline(always)]
+    fn set(&mut self, lane: usize, value: Vec4, memory: Memory) {
+        let [x, y, z, w] = &mut self.remembered;
+        (x[lane], y[lane], z[lane], w[lane]) = value.into();
+        self.memory[lane] = memory;
+    }
 }
 
 /// One joint's limit and its lane test.
@@ -103,10 +140,9 @@ struct CrowdJoint {
 pub struct Crowd {
     joints: Vec<CrowdJoint>,
     characters: usize,
-    /// Per character and joint (the poses' order): the measurement or the allowed input.
-    remembered: Vec<Vec4>,
-    /// Per character and joint: what `remembered` holds.
-    memory: Vec<Memory>,
+    /// Per lane group of characters (`c / LANES`), per joint: the group's histories, at
+    /// `group · joints + joint`.
+    histories: Vec<LaneHistories>,
     margin: f32,
     path_aware: bool,
 }
@@ -129,14 +165,14 @@ impl Crowd {
                 cells: None,
             })
             .collect();
-        let slots = characters
+        let groups = characters
+            .div_ceil(LANES)
             .checked_mul(joints.len())
             .expect("characters × joints fits in memory");
         Crowd {
             joints,
             characters,
-            remembered: vec![Vec4::ZERO; slots],
-            memory: vec![Memory::Nothing; slots],
+            histories: vec![LaneHistories::FORGOTTEN; groups],
             margin: DEFAULT_SWITCH_MARGIN,
             path_aware: false,
         }
@@ -201,7 +237,9 @@ impl Crowd {
 
     /// Forgets every character's history (a cut for the whole crowd).
     pub fn reset(&mut self) {
-        self.memory.fill(Memory::Nothing);
+        for group in &mut self.histories {
+            group.memory = [Memory::Nothing; LANES];
+        }
     }
 
     /// Forgets one character's history (a cut in its motion).
@@ -209,8 +247,16 @@ impl Crowd {
     /// # Panics
     /// If `character` is not below [`Crowd::characters`].
     pub fn reset_character(&mut self, character: usize) {
+        assert!(
+            character < self.characters,
+            "character {character} of a crowd of {}",
+            self.characters
+        );
         let joints = self.joints.len();
-        self.memory[character * joints..(character + 1) * joints].fill(Memory::Nothing);
+        let (group, lane) = (character / LANES, character % LANES);
+        for histories in &mut self.histories[group * joints..(group + 1) * joints] {
+            histories.memory[lane] = Memory::Nothing;
+        }
     }
 
     /// Limits one frame of every character in place: `poses[c · J + j]` is character `c`'s local
@@ -253,15 +299,17 @@ impl Crowd {
         };
         poses
             .par_chunks_mut(task)
-            .zip(self.remembered.par_chunks_mut(task))
-            .zip(self.memory.par_chunks_mut(task))
+            .zip(
+                self.histories
+                    .par_chunks_mut(CHARACTERS_PER_TASK / LANES * joints),
+            )
             .enumerate()
-            .map(|(index, ((poses, remembered), memory))| {
+            .map(|(index, (poses, groups))| {
                 let known = Known {
                     first_slot: index * task,
                     surely_allowed: &surely_allowed,
                 };
-                settings.limit_characters(Histories { remembered, memory }, poses, &known)
+                settings.limit_characters(Histories { groups }, poses, &known)
             })
             .sum()
     }
@@ -290,10 +338,9 @@ struct Settings<'a> {
     path_aware: bool,
 }
 
-/// The histories of a task's characters, in the poses' order.
+/// The histories of a task's characters: per lane group, per joint.
 struct Histories<'a> {
-    remembered: &'a mut [Vec4],
-    memory: &'a mut [Memory],
+    groups: &'a mut [LaneHistories],
 }
 
 impl Settings<'_> {
@@ -340,9 +387,10 @@ impl Settings<'_> {
             // The next lane's poses and histories, on their way to the cache while this one works.
             let next = ((first + LANES) * joint_count).min(poses.len())
                 ..((first + 2 * LANES) * joint_count).min(poses.len());
-            prefetch(&poses[next.clone()]);
-            prefetch(&histories.remembered[next.clone()]);
-            prefetch(&histories.memory[next]);
+            prefetch(&poses[next]);
+            let next_groups = ((first / LANES + 1) * joint_count).min(histories.groups.len())
+                ..((first / LANES + 2) * joint_count).min(histories.groups.len());
+            prefetch(&histories.groups[next_groups]);
             for (joint, crowd_joint) in self.joints.iter().enumerate() {
                 let Some(limit) = &crowd_joint.limit else {
                     continue;
@@ -375,34 +423,72 @@ impl Settings<'_> {
         poses: &mut [Quat],
     ) -> usize {
         let exact = limit.limit_group_exactly(&group.gather(poses));
+        let lanes = histories.group_mut(group);
+        let [x, y, z] = exact.measured_lanes();
         if exact.all_inside() {
-            for lane in 0..group.count {
-                histories.remember_measured(group.slot(lane), exact.measured(lane));
-            }
+            // Every lane's history is its short cover's point, written as whole vectors (the
+            // padding lanes past `count` belong to no character and are never read).
+            lanes.remembered = [*x, *y, *z, [0.0; LANES]];
+            lanes.memory = [Memory::Measured; LANES];
             return 0;
         }
-        let mut outside = 0;
-        for lane in 0..group.count {
-            let at = group.slot(lane);
+        // Decided for all lanes at once: the lanes kept as they are, and the known lanes
+        // outside whose stream takes the stateless nearest, having no history or one within 1
+        // of this frame's point (the other cover then lies more than 2π − 1 away: the quick
+        // answer of `surely_nearer_cover`, which `continues_as` gives full-space limits).
+        let (kept, known) = (exact.kept_lanes(), exact.known_lanes());
+        let [hx, hy, hz, hw] = &mut lanes.remembered;
+        let mut settled = [false; LANES];
+        for lane in 0..LANES {
+            let (dx, dy, dz) = (x[lane] - hx[lane], y[lane] - hy[lane], z[lane] - hz[lane]);
+            let near = (dx * dx + dy * dy) + dz * dz < 1.0;
+            let (fresh, measured) = (
+                lanes.memory[lane] == Memory::Nothing,
+                lanes.memory[lane] == Memory::Measured,
+            );
+            settled[lane] = known[lane] & !kept[lane] & (fresh | (measured & near));
+        }
+        // Their histories are their points, blended in as whole vectors.
+        for lane in 0..LANES {
+            if kept[lane] | settled[lane] {
+                (hx[lane], hy[lane], hz[lane], hw[lane]) = (x[lane], y[lane], z[lane], 0.0);
+                lanes.memory[lane] = Memory::Measured;
+            }
+        }
+        let lanes_in = |wanted: &dyn Fn(usize) -> bool| {
+            (0..group.count)
+                .filter(|&lane| wanted(lane))
+                .fold(0u64, |mask, lane| mask | 1 << lane)
+        };
+        let mut moved = lanes_in(&|lane| settled[lane]);
+        let outside_settled = moved.count_ones() as usize;
+        while moved != 0 {
+            let lane = moved.trailing_zeros() as usize;
+            moved &= moved - 1;
+            poses[group.slot(lane)] = exact.output(lane);
+        }
+        let Full(full) = &limit.region else {
+            unreachable!("exact lanes are for full-space limits");
+        };
+        let mut rest = lanes_in(&|lane| !kept[lane] & !settled[lane]);
+        let mut outside = outside_settled;
+        while rest != 0 {
+            let lane = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
             if exact.known(lane) {
-                if exact.inside(lane) {
-                    histories.remember_measured(at, exact.measured(lane));
-                    continue;
-                }
+                let lanes = histories.group_mut(group);
                 let nearest = exact.limited(lane);
-                let continues = histories.previous(limit, at).is_none_or(|previous| {
-                    limit
-                        .region
-                        .continues_as(exact.relative(lane), &nearest, previous)
+                let continues = previous(lanes, limit, lane).is_none_or(|previous| {
+                    full.continues_as(exact.relative(lane), &nearest, previous)
                 });
                 if continues {
-                    poses[at] = exact.output(lane);
-                    histories.remember_measured(at, nearest.measured);
+                    poses[group.slot(lane)] = exact.output(lane);
+                    lanes.set(lane, nearest.measured, Memory::Measured);
                     outside += 1;
                     continue;
                 }
             }
-            outside += self.step(limit, None, at, histories, poses);
+            outside += self.step(limit, None, group, lane, histories, poses);
         }
         outside
     }
@@ -447,28 +533,33 @@ impl Settings<'_> {
         {
             let at = group.slot(lane);
             if allowed || known_lane {
-                histories.remembered[at] = Vec4::from(poses[at]);
-                histories.memory[at] = Memory::AllowedInput;
+                let input = Vec4::from(poses[at]);
+                histories
+                    .group_mut(group)
+                    .set(lane, input, Memory::AllowedInput);
                 continue;
             }
             // The parent was limited earlier in this loop, for every character.
             let parent = crowd_joint.parent.map(|p| poses[at - group.joint + p]);
-            outside += self.step(limit, parent, at, histories, poses);
+            outside += self.step(limit, parent, group, lane, histories, poses);
         }
         outside
     }
 
-    /// The scalar stream step of slot `at`; returns 1 when it was outside.
+    /// The scalar stream step of `group`'s `lane`; returns 1 when it was outside.
     #[inline(never)]
     fn step(
         &self,
         limit: &JointLimit,
         parent: Option<Quat>,
-        at: usize,
+        group: &Group,
+        lane: usize,
         histories: &mut Histories,
         poses: &mut [Quat],
     ) -> usize {
-        let previous = histories.previous(limit, at);
+        let at = group.slot(lane);
+        let lanes = histories.group_mut(group);
+        let previous = previous(lanes, limit, lane);
         let (output, limited) = stream_step(
             limit,
             poses[at],
@@ -478,7 +569,7 @@ impl Settings<'_> {
             &LimitContext { parent },
         );
         poses[at] = output;
-        histories.remember(at, &limited);
+        lanes.set(lane, limited.measured, Memory::Measured);
         usize::from(!limited.inside)
     }
 }
@@ -528,34 +619,28 @@ impl Group {
 }
 
 impl Histories<'_> {
-    /// Keeps this frame's result of slot `at` for the next.
+    /// The histories of `group`'s joint and characters.
     #[inline(always)]
-    fn remember(&mut self, at: usize, limited: &Limited) {
-        self.remember_measured(at, limited.measured);
+    fn group_mut(&mut self, group: &Group) -> &mut LaneHistories {
+        &mut self.groups[group.first / LANES * group.joint_count + group.joint]
     }
+}
 
-    /// Keeps this frame's [`Limited::measured`] of slot `at` for the next.
-    #[inline(always)]
-    fn remember_measured(&mut self, at: usize, measured: Vec4) {
-        self.remembered[at] = measured;
-        self.memory[at] = Memory::Measured;
+/// The last frame's measurement of `lane` of `histories` (a group at `limit`'s joint), as a
+/// [`crate::Limiter`] would have kept it.
+#[inline(always)]
+fn previous(histories: &LaneHistories, limit: &JointLimit, lane: usize) -> Option<Vec4> {
+    match histories.memory[lane] {
+        Memory::Nothing => None,
+        Memory::Measured => Some(histories.get(lane)),
+        Memory::AllowedInput => Some(measure_allowed_input(limit, histories.get(lane))),
     }
+}
 
-    /// The last frame's measurement at slot `at`, as a [`crate::Limiter`] would have kept it.
-    #[inline(always)]
-    fn previous(&self, limit: &JointLimit, at: usize) -> Option<Vec4> {
-        match self.memory[at] {
-            Memory::Nothing => None,
-            Memory::Measured => Some(self.remembered[at]),
-            Memory::AllowedInput => Some(self.measure_allowed_input(limit, at)),
-        }
-    }
-
-    /// The measurement of the allowed input kept at slot `at` (out of line: only kinds without
-    /// exact lanes keep inputs).
-    #[inline(never)]
-    fn measure_allowed_input(&self, limit: &JointLimit, at: usize) -> Vec4 {
-        let input = Quat::from_vec4(self.remembered[at]);
-        limit.limit_relative(limit.relative(input)).measured
-    }
+/// The measurement of the allowed `input` a history kept (out of line: only kinds without exact
+/// lanes keep inputs).
+#[inline(never)]
+fn measure_allowed_input(limit: &JointLimit, input: Vec4) -> Vec4 {
+    let input = Quat::from_vec4(input);
+    limit.limit_relative(limit.relative(input)).measured
 }

@@ -250,6 +250,23 @@ impl ExactGroup {
         self.lanes.result.inside.iter().all(|&inside| inside)
     }
 
+    /// Per lane: whether it is known and inside, so kept as it is.
+    #[inline(always)]
+    pub fn kept_lanes(&self) -> [bool; LANES] {
+        let result = &self.lanes.result;
+        let mut kept = [false; LANES];
+        for lane in 0..LANES {
+            kept[lane] = result.inside[lane] & !result.fallback[lane];
+        }
+        kept
+    }
+
+    /// Per lane: [`ExactGroup::known`].
+    #[inline(always)]
+    pub fn known_lanes(&self) -> [bool; LANES] {
+        self.lanes.result.fallback.map(|fallback| !fallback)
+    }
+
     /// Whether `lane`'s results are known: `false` where the one-at-a-time path must make them
     /// (the long cover may be nearer).
     #[inline(always)]
@@ -273,6 +290,14 @@ impl ExactGroup {
     #[inline(always)]
     pub fn measured(&self, lane: usize) -> Vec4 {
         self.lanes.point.get(lane).extend(0.0)
+    }
+
+    /// Every lane's short cover point, one array per coordinate: the [`ExactGroup::measured`]
+    /// of each (less its `w`, which is zero).
+    #[inline(always)]
+    pub fn measured_lanes(&self) -> [&[f32; LANES]; 3] {
+        let point = &self.lanes.point;
+        [&point.x, &point.y, &point.z]
     }
 
     /// A known `lane`'s [`JointLimit::limit_relative`].
@@ -597,16 +622,30 @@ fn project_box(shape: &BoxShape, point: &Points) -> (Points, [bool; LANES]) {
     (clamped.out_of_frame(frame), inside)
 }
 
+/// [`EllipsoidShape::holds_local`] in every lane, one coordinate array at a time so that it
+/// vectorises: the same divisions and the same sum, `(x² + y²) + z²`, so the same bits.
+#[inline(always)]
+fn holds_local_lanes(shape: &EllipsoidShape, local: &Points) -> [bool; LANES] {
+    let axes = shape.semi_axes;
+    let mut inside = [true; LANES];
+    for i in 0..LANES {
+        let (x, y, z) = (
+            local.x[i] / axes.x,
+            local.y[i] / axes.y,
+            local.z[i] / axes.z,
+        );
+        inside[i] = (x * x + y * y) + z * z <= 1.0 + EllipsoidShape::INSIDE_SLACK;
+    }
+    inside
+}
+
 /// [`crate::shape::LimitShape::project`] of an ellipsoid in every lane: the inside test, then
 /// the one-at-a-time path's Newton climb in all outside lanes at once.
 #[inline(always)]
 fn project_ellipsoid(shape: &EllipsoidShape, point: &Points) -> (Points, [bool; LANES]) {
     let frame = &shape.frame;
     let local = point.in_frame(frame);
-    let mut inside = [true; LANES];
-    for i in 0..LANES {
-        inside[i] = shape.holds_local(local.get(i));
-    }
+    let inside = holds_local_lanes(shape, &local);
     if inside.iter().all(|&i| i) {
         return (*point, inside);
     }
