@@ -15,12 +15,12 @@
 //! parent direction is within the vertex's cell neighbourhood, so every fitted sample lies inside
 //! the box its own parent direction selects.
 
-use glam::{Quat, Vec3, Vec4};
+use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::region::FullLimit;
-use crate::shape::{BoxShape, Frame, Shape};
+use crate::shape::{BoxShape, Frame, LimitShape, Shape};
 use crate::space::SpaceKind;
 use crate::table::{OctahedralMap, VertexGrid};
 use crate::validation::{self, InvalidField};
@@ -159,6 +159,201 @@ impl CoupledLimit {
             _ => self.record.independent,
         };
         FullLimit::new(Shape::Box(shape))
+    }
+}
+
+/// How far (radians) a cube cell's box is drawn in from the bounds of the blends it reads:
+/// more than the rounding of the bilinear blend (a few f32 steps of the largest bound).
+const BOX_MARGIN: f32 = 1e-5;
+
+/// Cells per side of each face of the cube over the parent's directions.
+const FACE_CELLS: usize = 64;
+
+/// How far (square units) the rectangle of a cube cell is widened beyond its cap's bound: the
+/// rounding of the exact path's square point (a polynomial `atan2`, f32 square roots), far
+/// below this.
+const SQUARE_MARGIN: f32 = 1e-4;
+
+/// A coupled limit's inside test with its boxes worked out per cell of a cube over the parent's
+/// directions, for [`crate::prepared::PreparedLimit`].
+///
+/// A cube cell's directions lie in a cap about its centre whose radius is the angle to its
+/// farthest corner (the cell is a convex spherical quadrilateral, and angles from the centre
+/// are largest at a corner), and the octahedral map moves a square point by at most
+/// `STRETCH / π` units per radian ([`crate::table::bounds::STRETCH`]), so their square points
+/// lie in a rectangle about the centre's. Within each cell of the parent's grid each bound of
+/// the parent's box is bilinear in the cell coordinates `t`, and over a rectangle of `t` it
+/// takes its extremes at the rectangle's corners: so every direction of the cube cell selects
+/// a box holding `[max of those corners' mins, min of their maxes]` over the grid cells the
+/// rectangle meets (cut to the independent box, as the blend is), drawn in by [`BOX_MARGIN`]
+/// for the blend's rounding. Cube cells whose rectangle leaves the square (where the map folds,
+/// opposite the parent's axis) get no box.
+///
+/// The test reads the parent's direction as the exact test does, its cube cell with one
+/// division, and compares the child's frame coordinates, computed as the exact test computes
+/// them, with that cell's box: no map, no blend, no projection.
+#[derive(Clone, Debug)]
+pub struct CoupledInside {
+    limit: CoupledLimit,
+    /// The rotation from the parent's local frame to its reference's, as a matrix.
+    to_parent_relative: Mat3,
+    /// Per cube cell ([`cube_cell`]): the box every parent direction in it allows, `[min, max]`
+    /// in frame coordinates (empty where `min > max` on some axis).
+    boxes: Vec<[Vec3; 2]>,
+}
+
+/// The cube cell of the direction `d` (of length near 1): the face of its largest component (`+x, −x, +y,
+/// −y, +z, −z`), then the cell of the other two components over it, in order.
+#[inline(always)]
+fn cube_cell(d: Vec3) -> usize {
+    let a = d.abs();
+    let (face, u, v, largest) = if a.x >= a.y && a.x >= a.z {
+        (usize::from(d.x < 0.0), d.y, d.z, a.x)
+    } else if a.y >= a.z {
+        (2 + usize::from(d.y < 0.0), d.z, d.x, a.y)
+    } else {
+        (4 + usize::from(d.z < 0.0), d.x, d.y, a.z)
+    };
+    let half = 0.5 * FACE_CELLS as f32;
+    let scale = half / largest;
+    let last = FACE_CELLS - 1;
+    let i = ((u * scale + half) as usize).min(last);
+    let j = ((v * scale + half) as usize).min(last);
+    (face * FACE_CELLS + j) * FACE_CELLS + i
+}
+
+/// The corners of cube cell `cell` ([`cube_cell`]) and its centre, unit directions.
+fn cube_cell_directions(cell: usize) -> ([Vec3; 4], Vec3) {
+    let (face, j, i) = (
+        cell / (FACE_CELLS * FACE_CELLS),
+        cell / FACE_CELLS % FACE_CELLS,
+        cell % FACE_CELLS,
+    );
+    let on_face = |u: f32, v: f32| {
+        let sign = if face % 2 == 0 { 1.0 } else { -1.0 };
+        match face / 2 {
+            0 => Vec3::new(sign, u, v),
+            1 => Vec3::new(v, sign, u),
+            _ => Vec3::new(u, v, sign),
+        }
+        .normalize()
+    };
+    let at = |k: f32| 2.0 * k / FACE_CELLS as f32 - 1.0;
+    let (u0, u1, v0, v1) = (
+        at(i as f32),
+        at(i as f32 + 1.0),
+        at(j as f32),
+        at(j as f32 + 1.0),
+    );
+    (
+        [
+            on_face(u0, v0),
+            on_face(u1, v0),
+            on_face(u0, v1),
+            on_face(u1, v1),
+        ],
+        on_face(0.5 * (u0 + u1), 0.5 * (v0 + v1)),
+    )
+}
+
+impl CoupledInside {
+    /// The test for `limit`.
+    pub fn new(limit: &CoupledLimit) -> CoupledInside {
+        use rayon::prelude::*;
+        let boxes = (0..6 * FACE_CELLS * FACE_CELLS)
+            .into_par_iter()
+            .map(|cell| limit.box_over_cube_cell(cell))
+            .collect();
+        CoupledInside {
+            limit: limit.clone(),
+            to_parent_relative: Mat3::from_quat(limit.record.parent_reference.conjugate()),
+            boxes,
+        }
+    }
+
+    /// Whether the child's relative rotation `relative` (as [`crate::JointLimit::relative`]
+    /// makes it) is surely allowed given `context`; `false` says nothing. Without the parent's
+    /// state the independent box is the region, and the test is its own.
+    #[inline]
+    pub fn surely_allowed(&self, relative: Quat, context: &LimitContext) -> bool {
+        let r = &self.limit.record;
+        let point = crate::space::full_point(crate::rotation::quat_abs(relative));
+        let Some(parent) = context.parent.filter(|parent| parent.is_finite()) else {
+            return r.independent.contains(point);
+        };
+        // The parent's direction `(parent_reference⁻¹ · parent) · axis` as the reference's
+        // rotation of `parent · axis`: within rounding of the exact path's, and the cube cells'
+        // boxes hold a margin round each cell. (A parent far from unit length scales the vector
+        // by its squared length, which changes no direction; one so far that the square
+        // overflows or vanishes takes the exact path's direction.)
+        let turned = self.to_parent_relative * (parent * r.parent_axis);
+        let direction = if (turned.length_squared() - 1.0).abs() < 0.5 {
+            turned
+        } else {
+            self.limit.parent_direction(parent)
+        };
+        let [min, max] = self.boxes[cube_cell(direction)];
+        let local = r.frame.to_local(point);
+        local.cmpge(min).all() && local.cmple(max).all()
+    }
+
+    /// Memory held by the cube cells' boxes, in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of_val(self.boxes.as_slice())
+    }
+}
+
+impl CoupledLimit {
+    /// The box every parent direction in cube cell `cell` allows (an empty one where the
+    /// cell's rectangle leaves the square): [`CoupledInside`].
+    fn box_over_cube_cell(&self, cell: usize) -> [Vec3; 2] {
+        const NOTHING: [Vec3; 2] = [Vec3::INFINITY, Vec3::NEG_INFINITY];
+        let r = &self.record;
+        let (corners, centre) = cube_cell_directions(cell);
+        let radius = corners
+            .iter()
+            .map(|&corner| crate::direction_twist::angle(centre, corner))
+            .fold(0.0f32, f32::max);
+        let reach = radius * (1.0 + 1e-3) * crate::table::bounds::STRETCH / std::f32::consts::PI
+            + SQUARE_MARGIN;
+        let middle = self.map.to_square(centre);
+        let (low, high) = (middle - reach, middle + reach);
+        if low.min_element() <= -1.0 || high.max_element() >= 1.0 {
+            return NOTHING;
+        }
+        let n = r.resolution;
+        let side = n + 1;
+        let outer = &r.independent;
+        let blend = |values: &[Vec3], column: usize, row: usize, t: Vec2| {
+            let at = |c: usize, r: usize| values[r * side + c];
+            at(column, row) * ((1.0 - t.x) * (1.0 - t.y))
+                + at(column + 1, row) * (t.x * (1.0 - t.y))
+                + at(column, row + 1) * ((1.0 - t.x) * t.y)
+                + at(column + 1, row + 1) * (t.x * t.y)
+        };
+        // Grid cells as the exact path finds them (`VertexGrid::locate_in`), and the part of
+        // each the rectangle covers, in cell coordinates.
+        let scaled = |p: Vec2| (p + 1.0) * (0.5 * n as f32);
+        let (from, to) = (scaled(low), scaled(high));
+        let cells = |a: f32, b: f32| (a as usize).min(n - 1)..=(b as usize).min(n - 1);
+        let (mut min, mut max) = (outer.min, outer.max);
+        for row in cells(from.y, to.y) {
+            for column in cells(from.x, to.x) {
+                let origin = Vec2::new(column as f32, row as f32);
+                let t_low = (from - origin).clamp(Vec2::ZERO, Vec2::ONE);
+                let t_high = (to - origin).clamp(Vec2::ZERO, Vec2::ONE);
+                for t in [
+                    t_low,
+                    Vec2::new(t_high.x, t_low.y),
+                    Vec2::new(t_low.x, t_high.y),
+                    t_high,
+                ] {
+                    min = min.max(blend(&r.min, column, row, t));
+                    max = max.min(blend(&r.max, column, row, t));
+                }
+            }
+        }
+        [min + BOX_MARGIN, max - BOX_MARGIN]
     }
 }
 
