@@ -512,33 +512,42 @@ impl Settings<'_> {
                 *known_lane = known.allowed(group.slot(lane));
             }
         }
+        let inputs = group.gather(poses);
         let surely_inside = match (&crowd_joint.lanes, &crowd_joint.cells) {
             _ if known_allowed[..group.count].iter().all(|&k| k) => [true; LANES],
-            (Some(lanes), _) => lanes.test(&group.gather(poses)),
+            (Some(lanes), _) => lanes.test(&inputs),
             (None, Some(cells)) if crowd_joint.remembers_inputs => {
                 let mut inside = [false; LANES];
                 for (lane, inside) in inside.iter_mut().take(group.count).enumerate() {
-                    *inside = cells.surely_allowed(poses[group.slot(lane)]);
+                    *inside = cells.surely_allowed(inputs[lane]);
                 }
                 inside
             }
             _ => [false; LANES],
         };
-        let mut outside = 0;
-        for (lane, (&allowed, &known_lane)) in surely_inside
-            .iter()
-            .zip(&known_allowed)
-            .take(group.count)
-            .enumerate()
-        {
-            let at = group.slot(lane);
-            if allowed || known_lane {
-                let input = Vec4::from(poses[at]);
-                histories
-                    .group_mut(group)
-                    .set(lane, input, Memory::AllowedInput);
-                continue;
+        // The passed lanes remember their inputs, blended in as whole vectors (the padding
+        // lanes past `count` belong to no character and are never read); only the others go
+        // one by one, so no branch asks about every lane.
+        let passed: [bool; LANES] = std::array::from_fn(|lane| {
+            (surely_inside[lane] | known_allowed[lane]) & (lane < group.count)
+        });
+        let lanes = histories.group_mut(group);
+        let [hx, hy, hz, hw] = &mut lanes.remembered;
+        for lane in 0..LANES {
+            if passed[lane] {
+                let q = inputs[lane];
+                (hx[lane], hy[lane], hz[lane], hw[lane]) = (q.x, q.y, q.z, q.w);
+                lanes.memory[lane] = Memory::AllowedInput;
             }
+        }
+        let mut rest = (0..group.count)
+            .filter(|&lane| !passed[lane])
+            .fold(0u64, |mask, lane| mask | 1 << lane);
+        let mut outside = 0;
+        while rest != 0 {
+            let lane = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let at = group.slot(lane);
             // The parent was limited earlier in this loop, for every character.
             let parent = crowd_joint.parent.map(|p| poses[at - group.joint + p]);
             outside += self.step(limit, parent, group, lane, histories, poses);
