@@ -451,6 +451,9 @@ impl TableLimit {
     /// starts the walk from the allowed direction next to it; with no previous direction at
     /// all, the nearest is returned.
     pub fn first_crossing(&self, relative: Quat, previous: Vec4) -> Limited {
+        if !relative.is_finite() || !previous.is_finite() {
+            return self.nearest(relative, &LimitContext::NONE);
+        }
         let (twist, direction) = self.measure(relative);
         // An answer kept within the boundary tolerance may lie a hair outside: the walk starts
         // from the allowed direction next to it, not from the stateless nearest, which may lie
@@ -781,6 +784,21 @@ impl TableLimit {
         (at, self.measure_at(at, turned), best)
     }
 
+    /// The answer to a rotation with a component that is not finite, which has no nearest
+    /// allowed rotation (the searches would never settle on it): the one nearest the identity,
+    /// reported outside with an unknown violation, and measured there, so that a stream goes
+    /// on from it.
+    #[cold]
+    fn answer_to_non_finite(&self) -> Limited {
+        let allowed = self.nearest(Quat::IDENTITY, &LimitContext::NONE);
+        Limited {
+            relative: allowed.relative,
+            inside: false,
+            violation: f32::NAN,
+            measured: allowed.measured,
+        }
+    }
+
     /// The angle of one cell's side, on average: `√(4π / cells)`.
     fn cell_angle(&self) -> f32 {
         (4.0 * std::f32::consts::PI).sqrt() / self.resolution() as f32
@@ -810,6 +828,9 @@ impl TableLimit {
 impl RotationLimit for TableLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
+        if !relative.is_finite() {
+            return self.answer_to_non_finite();
+        }
         let (twist, direction) = self.measure(relative);
         self.solve(
             relative,
@@ -821,7 +842,16 @@ impl RotationLimit for TableLimit {
         )
     }
 
-    fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
+    fn nearest_continuing(
+        &self,
+        relative: Quat,
+        previous: Vec4,
+        context: &LimitContext,
+    ) -> Limited {
+        if !relative.is_finite() || !previous.is_finite() {
+            // Nothing to continue from, or nothing to measure.
+            return self.nearest(relative, context);
+        }
         let (mut twist, direction) = self.measure(relative);
         if crate::contract::half_swing(relative, self.twist_axis) {
             // A swing of exactly 180°: every twist is a valid split; keep the stream's.
@@ -838,6 +868,57 @@ impl RotationLimit for TableLimit {
             |range| range.measure_from(twist, previous.w),
             false,
         )
+    }
+
+    /// Outside by more than twice the tolerance in the combined metric, told from the cell of
+    /// the bone's direction: the directions within `2·tol` of it map into the square rectangle
+    /// `STRETCH / π` units per radian round its point (`super::bounds::STRETCH`), and where that
+    /// rectangle lies in one cell the bilinear values over it take their extremes at its
+    /// corners. So when every corner's signed distance exceeds the tolerance (no direction that
+    /// near is allowed), or the twist lies more than `2·tol` beyond the envelope of the
+    /// corners' twist ranges on every turn, each allowed rotation lies more than `2·tol` away,
+    /// and the nearest moves the input. Near a 180° swing, and where the rectangle leaves its
+    /// cell or the square, nothing is said.
+    #[inline]
+    fn surely_outside(&self, relative: Quat, _: &LimitContext) -> bool {
+        if near_half_swing(relative, self.twist_axis) {
+            return false;
+        }
+        let (twist, direction) = self.measure(relative);
+        let p = self.swing.map.to_square(direction);
+        // Twice the tolerance as square units, and room for the rounding of `p`.
+        let reach = 2.0 * BOUNDARY_TOLERANCE * super::bounds::STRETCH / std::f32::consts::PI + 1e-5;
+        let (low, high) = (p - reach, p + reach);
+        let n = self.resolution();
+        let (low_cell, high_cell) = (
+            VertexGrid::locate_in(n, low),
+            VertexGrid::locate_in(n, high),
+        );
+        let in_one_cell = (low_cell.0, low_cell.1) == (high_cell.0, high_cell.1);
+        if !in_one_cell || low.min_element() <= -1.0 || high.max_element() >= 1.0 {
+            return false;
+        }
+        let corners = [
+            low,
+            Vec2::new(high.x, low.y),
+            Vec2::new(low.x, high.y),
+            high,
+        ]
+        .map(|corner| self.lookup(corner));
+        if corners.iter().all(|c| c.distance > BOUNDARY_TOLERANCE) {
+            return true;
+        }
+        let envelope = TwistRange {
+            min: corners
+                .iter()
+                .map(|c| c.twist.min)
+                .fold(f32::INFINITY, f32::min),
+            max: corners
+                .iter()
+                .map(|c| c.twist.max)
+                .fold(f32::NEG_INFINITY, f32::max),
+        };
+        envelope.measure(twist).distance > 2.0 * BOUNDARY_TOLERANCE
     }
 
     /// Looks the direction and twist up without searching for the nearest.
