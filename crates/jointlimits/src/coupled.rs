@@ -8,8 +8,10 @@
 //! angle-axis point in a fixed frame `x = frameᵀ(p − c)`; between vertices the bounds are
 //! interpolated bilinearly, so they move continuously with the parent. For a given parent the
 //! child's region is that box: convex, with the full-space box's exact projection over both
-//! covers. Without the parent's state (a stateless caller) the region is `independent`, the box
-//! holding every vertex's: the limit the child would have alone.
+//! covers. Without the parent's state (a stateless caller, or a parent rotation with a component
+//! that is not finite) the region is `independent`, the box holding every vertex's: the limit the
+//! child would have alone. A parent rotation whose direction vanishes (a zero quaternion) points
+//! along `parent_axis`.
 //!
 //! The fit ([`crate::fit::coupled`]) gives each vertex the bounds of the child's samples whose
 //! parent direction is within the vertex's cell neighbourhood, so every fitted sample lies inside
