@@ -264,9 +264,13 @@ impl TableLimit {
     }
 
     /// The proven inside cells, once [`TableLimit::prepare`] has run.
+    #[inline]
     pub fn inside_cells(&self) -> Option<&InsideCells> {
         let (cells, axis) = self.inside_cells.0.as_ref()?;
-        (*axis == self.twist_axis).then_some(cells.as_ref())
+        // Compared bit for bit, in one integer comparison per component and no branch on
+        // NaN: an axis changed in any way (even to −0) leaves the cells unused.
+        let bits = |v: Vec3| v.to_array().map(f32::to_bits);
+        (bits(*axis) == bits(self.twist_axis)).then_some(cells.as_ref())
     }
 
     /// Allowed directions spread over the region with the twist ranges there: every
