@@ -103,26 +103,30 @@ impl CoupledLimit {
     pub fn box_for_direction(&self, direction: Vec3) -> BoxShape {
         let n = self.record.resolution;
         let (column, row, t) = VertexGrid::locate_in(n, self.map.to_square(direction));
-        let side = n + 1;
-        let weights = [
-            (row * side + column, (1.0 - t.x) * (1.0 - t.y)),
-            (row * side + column + 1, t.x * (1.0 - t.y)),
-            ((row + 1) * side + column, (1.0 - t.x) * t.y),
-            ((row + 1) * side + column + 1, t.x * t.y),
-        ];
-        let blend = |values: &[Vec3]| weights.iter().map(|&(i, w)| values[i] * w).sum::<Vec3>();
         // Blends of boxes within the independent one lie within it; the clamp keeps them so
         // through rounding.
         let outer = &self.record.independent;
         let (min, max) = (
-            blend(&self.record.min).max(outer.min),
-            blend(&self.record.max).min(outer.max),
+            self.blend(&self.record.min, column, row, t).max(outer.min),
+            self.blend(&self.record.max, column, row, t).min(outer.max),
         );
         BoxShape {
             frame: self.record.frame,
             min,
             max: max.max(min),
         }
+    }
+
+    /// The bilinear blend at cell coordinates `t` of cell `(column, row)` of per-vertex
+    /// `values` (`min` or `max`).
+    #[inline]
+    fn blend(&self, values: &[Vec3], column: usize, row: usize, t: Vec2) -> Vec3 {
+        let side = self.record.resolution + 1;
+        let at = |c: usize, r: usize| values[r * side + c];
+        at(column, row) * ((1.0 - t.x) * (1.0 - t.y))
+            + at(column + 1, row) * (t.x * (1.0 - t.y))
+            + at(column, row + 1) * ((1.0 - t.x) * t.y)
+            + at(column + 1, row + 1) * (t.x * t.y)
     }
 
     /// The box every parent's box holds: each bound of a parent's box is a blend (weights at
@@ -324,15 +328,7 @@ impl CoupledLimit {
             return NOTHING;
         }
         let n = r.resolution;
-        let side = n + 1;
         let outer = &r.independent;
-        let blend = |values: &[Vec3], column: usize, row: usize, t: Vec2| {
-            let at = |c: usize, r: usize| values[r * side + c];
-            at(column, row) * ((1.0 - t.x) * (1.0 - t.y))
-                + at(column + 1, row) * (t.x * (1.0 - t.y))
-                + at(column, row + 1) * ((1.0 - t.x) * t.y)
-                + at(column + 1, row + 1) * (t.x * t.y)
-        };
         // Grid cells as the exact path finds them (`VertexGrid::locate_in`), and the part of
         // each the rectangle covers, in cell coordinates.
         let scaled = |p: Vec2| (p + 1.0) * (0.5 * n as f32);
@@ -344,14 +340,9 @@ impl CoupledLimit {
                 let origin = Vec2::new(column as f32, row as f32);
                 let t_low = (from - origin).clamp(Vec2::ZERO, Vec2::ONE);
                 let t_high = (to - origin).clamp(Vec2::ZERO, Vec2::ONE);
-                for t in [
-                    t_low,
-                    Vec2::new(t_high.x, t_low.y),
-                    Vec2::new(t_low.x, t_high.y),
-                    t_high,
-                ] {
-                    min = min.max(blend(&r.min, column, row, t));
-                    max = max.min(blend(&r.max, column, row, t));
+                for t in crate::table::grid::rectangle_corners(t_low, t_high) {
+                    min = min.max(self.blend(&r.min, column, row, t));
+                    max = max.min(self.blend(&r.max, column, row, t));
                 }
             }
         }

@@ -455,26 +455,15 @@ impl Settings<'_> {
                 lanes.memory[lane] = Memory::Measured;
             }
         }
-        let lanes_in = |wanted: &dyn Fn(usize) -> bool| {
-            (0..group.count)
-                .filter(|&lane| wanted(lane))
-                .fold(0u64, |mask, lane| mask | 1 << lane)
-        };
-        let mut moved = lanes_in(&|lane| settled[lane]);
-        let outside_settled = moved.count_ones() as usize;
-        while moved != 0 {
-            let lane = moved.trailing_zeros() as usize;
-            moved &= moved - 1;
+        let moved = group.lanes_where(|lane| settled[lane]);
+        for lane in each_lane(moved) {
             poses[group.slot(lane)] = exact.output(lane);
         }
         let Full(full) = &limit.region else {
             unreachable!("exact lanes are for full-space limits");
         };
-        let mut rest = lanes_in(&|lane| !kept[lane] & !settled[lane]);
-        let mut outside = outside_settled;
-        while rest != 0 {
-            let lane = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        let mut outside = moved.count_ones() as usize;
+        for lane in each_lane(group.lanes_where(|lane| !kept[lane] & !settled[lane])) {
             if exact.known(lane) {
                 let lanes = histories.group_mut(group);
                 let nearest = exact.limited(lane);
@@ -540,13 +529,8 @@ impl Settings<'_> {
                 lanes.memory[lane] = Memory::AllowedInput;
             }
         }
-        let mut rest = (0..group.count)
-            .filter(|&lane| !passed[lane])
-            .fold(0u64, |mask, lane| mask | 1 << lane);
         let mut outside = 0;
-        while rest != 0 {
-            let lane = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for lane in each_lane(group.lanes_where(|lane| !passed[lane])) {
             let at = group.slot(lane);
             // The parent was limited earlier in this loop, for every character.
             let parent = crowd_joint.parent.map(|p| poses[at - group.joint + p]);
@@ -601,6 +585,18 @@ fn prefetch<T>(data: &[T]) {
     let _ = data;
 }
 
+/// The lanes whose bits `mask` holds, lowest first.
+#[inline(always)]
+fn each_lane(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let lane = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            lane
+        })
+    })
+}
+
 /// One joint of up to [`LANES`] consecutive characters of a task.
 struct Group {
     joint: usize,
@@ -610,6 +606,14 @@ struct Group {
 }
 
 impl Group {
+    /// The group's lanes (below `count`) for which `wanted` holds, one bit each.
+    #[inline(always)]
+    fn lanes_where(&self, wanted: impl Fn(usize) -> bool) -> u64 {
+        (0..self.count)
+            .filter(|&lane| wanted(lane))
+            .fold(0, |mask, lane| mask | 1 << lane)
+    }
+
     /// The slot of the group's `lane` in the task's poses.
     #[inline(always)]
     fn slot(&self, lane: usize) -> usize {

@@ -257,12 +257,7 @@ fn smooth_within(low: Vec2, high: Vec2, cell: f32) -> bool {
     if crosses(low.x, high.x) || crosses(low.y, high.y) {
         return false;
     }
-    let corners = [
-        low,
-        Vec2::new(high.x, low.y),
-        Vec2::new(low.x, high.y),
-        high,
-    ];
+    let corners = super::grid::rectangle_corners(low, high);
     let diamond = corners.map(|p| p.x.abs() + p.y.abs() - 1.0);
     let least = diamond.iter().copied().fold(f32::INFINITY, f32::min);
     let most = diamond.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -794,12 +789,7 @@ impl Part {
     #[inline]
     fn corners(&self) -> [Vec2; 4] {
         let [low, high] = self.rectangle;
-        [
-            low,
-            Vec2::new(high.x, low.y),
-            Vec2::new(low.x, high.y),
-            high,
-        ]
+        super::grid::rectangle_corners(low, high)
     }
 }
 

@@ -15,6 +15,18 @@ pub struct VertexGrid {
     pub values: Vec<f32>,
 }
 
+/// The corners of the axis-aligned rectangle `[low, high]` in the order cells read theirs:
+/// bottom-left, bottom-right, top-left, top-right.
+#[inline]
+pub fn rectangle_corners(low: Vec2, high: Vec2) -> [Vec2; 4] {
+    [
+        low,
+        Vec2::new(high.x, low.y),
+        Vec2::new(low.x, high.y),
+        high,
+    ]
+}
+
 impl VertexGrid {
     /// The grid of `resolution` cells per side whose vertex values are `f` at each vertex.
     pub fn from_fn(resolution: usize, f: impl Fn(Vec2) -> f32) -> VertexGrid {

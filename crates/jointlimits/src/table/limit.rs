@@ -902,13 +902,7 @@ impl RotationLimit for TableLimit {
         if !in_one_cell || low.min_element() <= -1.0 || high.max_element() >= 1.0 {
             return false;
         }
-        let corners = [
-            low,
-            Vec2::new(high.x, low.y),
-            Vec2::new(low.x, high.y),
-            high,
-        ]
-        .map(|corner| self.lookup(corner));
+        let corners = super::grid::rectangle_corners(low, high).map(|corner| self.lookup(corner));
         if corners.iter().all(|c| c.distance > BOUNDARY_TOLERANCE) {
             return true;
         }
