@@ -17,13 +17,14 @@
 //! parent direction is within the vertex's cell neighbourhood, so every fitted sample lies inside
 //! the box its own parent direction selects.
 
-use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
+use glam::{Mat3, Quat, Vec2, Vec3, Vec3A, Vec4};
 use serde::{Deserialize, Serialize};
 
 use crate::contract::{LimitContext, Limited, RotationLimit};
 use crate::region::FullLimit;
+use crate::rotation::quat_abs;
 use crate::shape::{BoxShape, Frame, LimitShape, Shape};
-use crate::space::SpaceKind;
+use crate::space::{SpaceKind, full_point};
 use crate::table::{OctahedralMap, VertexGrid};
 use crate::validation::{self, InvalidField};
 
@@ -40,6 +41,11 @@ pub const RESOLUTIONS: std::ops::RangeInclusive<usize> = 1..=64;
 pub struct CoupledLimit {
     record: CoupledRecord,
     map: OctahedralMap,
+    /// The record's parent axis with its `z` copied into a fourth lane. Turned from a
+    /// three-component field, the axis is loaded with whatever follows it in the fourth lane,
+    /// whose bits may read as a subnormal float, and each operation on one costs a microcode
+    /// assist (it made the coupled inside test 1.7 times slower).
+    parent_axis: Vec3A,
 }
 
 /// The stored form of a [`CoupledLimit`].
@@ -81,7 +87,12 @@ impl CoupledLimit {
         let map = OctahedralMap {
             basis: crate::region::swing_basis(record.parent_axis.normalize_or(Vec3::X)),
         };
-        let limit = CoupledLimit { record, map };
+        let parent_axis = Vec3A::from(record.parent_axis);
+        let limit = CoupledLimit {
+            record,
+            map,
+            parent_axis,
+        };
         limit.validate()?;
         Ok(limit)
     }
@@ -95,7 +106,7 @@ impl CoupledLimit {
     #[inline]
     pub fn parent_direction(&self, parent_local: Quat) -> Vec3 {
         let relative = self.record.parent_reference.conjugate() * parent_local;
-        (relative * self.record.parent_axis).normalize_or(self.record.parent_axis)
+        Vec3::from(relative.mul_vec3a(self.parent_axis)).normalize_or(self.record.parent_axis)
     }
 
     /// The child's box when the parent bone points along `direction` (bilinear in the grid,
@@ -158,13 +169,19 @@ impl CoupledLimit {
     /// The child's region for `context`: the box its parent selects, or the independent box.
     #[inline]
     fn region(&self, context: &LimitContext) -> FullLimit {
-        let shape = match context.parent {
+        FullLimit::new(Shape::Box(self.box_for(context)))
+    }
+
+    /// The child's box given `context`: the one the parent's direction selects, or the
+    /// independent box without a (finite) parent.
+    #[inline]
+    fn box_for(&self, context: &LimitContext) -> BoxShape {
+        match context.parent {
             Some(parent) if parent.is_finite() => {
                 self.box_for_direction(self.parent_direction(parent))
             }
             _ => self.record.independent,
-        };
-        FullLimit::new(Shape::Box(shape))
+        }
     }
 }
 
@@ -292,7 +309,7 @@ impl CoupledInside {
         // boxes hold a margin round each cell. (A parent far from unit length scales the vector
         // by its squared length, which changes no direction; one so far that the square
         // overflows or vanishes takes the exact path's direction.)
-        let turned = self.to_parent_relative * (parent * r.parent_axis);
+        let turned = self.to_parent_relative * Vec3::from(parent.mul_vec3a(self.limit.parent_axis));
         let direction = if (turned.length_squared() - 1.0).abs() < 0.5 {
             turned
         } else {
@@ -353,7 +370,21 @@ impl CoupledLimit {
 impl RotationLimit for CoupledLimit {
     #[inline]
     fn nearest(&self, relative: Quat, context: &LimitContext) -> Limited {
-        self.region(context).nearest(relative, &LimitContext::NONE)
+        let shape = self.box_for(context);
+        // An allowed child is answered from the box alone, as `FullLimit::nearest` answers it
+        // first, without the bounding ball a projection needs.
+        let point = full_point(quat_abs(relative));
+        if shape.contains(point) {
+            return Limited::unchanged(relative, point.extend(0.0));
+        }
+        FullLimit::new(Shape::Box(shape)).nearest(relative, &LimitContext::NONE)
+    }
+
+    #[inline]
+    fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
+        self.box_for(context)
+            .contains(full_point(quat_abs(relative)))
+            || self.nearest(relative, context).inside
     }
 
     #[inline]

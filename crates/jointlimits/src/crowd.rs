@@ -60,7 +60,7 @@ use rayon::prelude::*;
 
 use crate::batch::{LANES, SurelyInside};
 use crate::contract::{LimitContext, RotationLimit};
-use crate::joint_limit::{JointLimit, LimitRegion::Full};
+use crate::joint_limit::{JointLimit, LimitRegion, LimitRegion::Full};
 use crate::limiter::{DEFAULT_SWITCH_MARGIN, stream_step, switch_margin};
 use crate::prepared::proven_cells;
 use crate::rotation_cells::InsideCells;
@@ -154,6 +154,12 @@ impl Crowd {
     /// # Panics
     /// If characters × joints overflows `usize` (the histories could never be allocated).
     pub fn new(limits: Vec<Option<JointLimit>>, characters: usize) -> Crowd {
+        // Built now, not inside the parallel jobs of a frame ([`crate::table::TableLimit::build_searches`]).
+        for limit in limits.iter().flatten() {
+            if let LimitRegion::Table(table) = &limit.region {
+                table.build_searches();
+            }
+        }
         let joints: Vec<CrowdJoint> = limits
             .into_iter()
             .map(|limit| CrowdJoint {

@@ -29,6 +29,7 @@ pub mod batch;
 pub mod contract;
 pub mod coupled;
 pub mod crowd;
+mod derived;
 mod direction_twist;
 pub mod euler;
 mod fast_trig;

@@ -11,6 +11,7 @@
 
 pub mod aabb;
 pub mod ellipsoid;
+mod far_features;
 pub mod hull;
 pub mod kdop;
 mod plane_cells;

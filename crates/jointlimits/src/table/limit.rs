@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use super::bounds::{BoundPyramid, Found, TableGrids};
 use super::channels::Channel;
-use super::derived::Derived;
 use super::grid::VertexGrid;
 use super::packed::{Lookup, PackedGrid};
 use super::record::TableRecord;
@@ -17,6 +16,7 @@ use super::swing_set::{
     SwingSet, angle, fold_consistent, fold_consistent_twist, map_around, twist_within_span,
 };
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit, near_half_swing};
+use crate::derived::Derived;
 use crate::direction_twist;
 use crate::rotation_cells::InsideCells;
 use crate::space::SpaceKind;
@@ -342,6 +342,17 @@ impl TableLimit {
             + self.seeds().memory_bytes()
             + self.bounds().memory_bytes()
             + self.packed.memory_bytes()
+    }
+
+    /// Builds what the stateless correction searches with (the boundary chains, the seeds and
+    /// the bound pyramid), which the first correction would otherwise build. They are built
+    /// with parallel work, so a caller about to correct from parallel jobs builds them first: a
+    /// job waiting for that work could otherwise run another job needing them, on its own
+    /// thread, and wait for itself.
+    pub fn build_searches(&self) {
+        self.swing.chains();
+        self.seeds();
+        self.bounds();
     }
 
     /// The seeds of the global search, spread on first use.

@@ -5,7 +5,6 @@ pub mod bake;
 pub mod boundary;
 pub mod bounds;
 pub mod channels;
-mod derived;
 pub mod grid;
 pub mod inside_cells;
 pub mod limit;

@@ -17,9 +17,9 @@ use std::f32::consts::TAU;
 use glam::{Vec2, Vec3};
 
 use super::boundary::{BoundaryChains, cell_of};
-use super::derived::Derived;
 use super::grid::VertexGrid;
 use super::octahedral::{OctahedralMap, wrapped};
+use crate::derived::Derived;
 use crate::region::swing_basis;
 
 /// Newton steps onto the boundary curve.
