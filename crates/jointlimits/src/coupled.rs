@@ -208,7 +208,7 @@ const SQUARE_MARGIN: f32 = 1e-4;
 /// the parent's box is bilinear in the cell coordinates `t`, and over a rectangle of `t` it
 /// takes its extremes at the rectangle's corners: so every direction of the cube cell selects
 /// a box holding `[max of those corners' mins, min of their maxes]` over the grid cells the
-/// rectangle meets (cut to the independent box, as the blend is), drawn in by [`BOX_MARGIN`]
+/// rectangle meets (cut to the independent box, as the blend is), drawn in by `BOX_MARGIN`
 /// for the blend's rounding. Cube cells whose rectangle leaves the square (where the map folds,
 /// opposite the parent's axis) get no box.
 ///

@@ -60,7 +60,7 @@ use rayon::prelude::*;
 
 use crate::batch::{LANES, SurelyInside};
 use crate::contract::{LimitContext, RotationLimit};
-use crate::joint_limit::{JointLimit, LimitRegion, LimitRegion::Full};
+use crate::joint_limit::{JointLimit, LimitRegion::Full};
 use crate::limiter::{DEFAULT_SWITCH_MARGIN, stream_step, switch_margin};
 use crate::prepared::proven_cells;
 use crate::rotation_cells::InsideCells;
@@ -149,16 +149,15 @@ pub struct Crowd {
 
 impl Crowd {
     /// A crowd of `characters` characters of a skeleton whose joint `j` is limited by
-    /// `limits[j]` (if any), with the default switch margin.
+    /// `limits[j]` (if any), with the default switch margin. What the limits' projections build
+    /// on first use is built here ([`JointLimit::build_searches`]).
     ///
     /// # Panics
     /// If characters × joints overflows `usize` (the histories could never be allocated).
     pub fn new(limits: Vec<Option<JointLimit>>, characters: usize) -> Crowd {
-        // Built now, not inside the parallel jobs of a frame ([`crate::table::TableLimit::build_searches`]).
+        // Built now, not inside the parallel jobs of a frame.
         for limit in limits.iter().flatten() {
-            if let LimitRegion::Table(table) = &limit.region {
-                table.build_searches();
-            }
+            limit.build_searches();
         }
         let joints: Vec<CrowdJoint> = limits
             .into_iter()

@@ -64,8 +64,10 @@ pub struct PreparedLimit {
 }
 
 impl PreparedLimit {
-    /// Proves the cells `limit` allows.
+    /// Proves the cells `limit` allows, and builds what its projections build on first use
+    /// ([`JointLimit::build_searches`]).
     pub fn new(limit: JointLimit) -> PreparedLimit {
+        limit.build_searches();
         let cells = proven_cells(&limit);
         let hinge = match &limit.region {
             LimitRegion::Hinge(hinge) => HingeInside::new(hinge, limit.reference),

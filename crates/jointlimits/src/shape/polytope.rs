@@ -411,7 +411,7 @@ impl Polytope {
 
     /// The nearest point of the polytope to `x`, or `None` when `x` is inside: outside, from the
     /// features the grid around the polytope names for `x`'s cell, each tested as the walk tests
-    /// where it ends ([`super::far_features`], built on the first call); otherwise by the walk
+    /// where it ends (`shape/far_features.rs`, built on the first call); otherwise by the walk
     /// of `Polytope::walk` from a face `x` rises above (looked up, or the highest), or by the
     /// scan of every visible face where the walk cannot decide (see the module docs).
     #[inline]
@@ -559,15 +559,15 @@ impl Polytope {
         None
     }
 
-    /// The features points around the polytope project onto ([`super::far_features`]).
+    /// The features points around the polytope project onto (`shape/far_features.rs`).
     #[inline]
     fn far_features(&self) -> &FarFeatures {
         self.far.get_or_build(|| FarFeatures::new(self))
     }
 
-    /// Memory held by the grid of features around the polytope (built on the first
-    /// projection), in bytes.
-    pub fn far_features_bytes(&self) -> usize {
+    /// Builds the grid of features around the polytope now (the first projection would
+    /// otherwise build it), and says how much memory it holds, in bytes.
+    pub fn build_far_features(&self) -> usize {
         self.far_features().memory_bytes()
     }
 
