@@ -142,6 +142,48 @@ fn inside_rotations_come_back_unchanged_and_softened_limits_work() {
 /// order, so the results are the same bits on the whole input space: Haar-random rotations in
 /// both covers, rotations a hair from the boundary, half turns and quaternions far from unit
 /// length.
+/// Inputs that hold no rotation (a component not finite, or all zero) get the one-at-a-time
+/// answer from the batch too, whichever lanes they share a group with.
+#[test]
+fn inputs_holding_no_rotation_batch_as_one_at_a_time() {
+    let mut random = jointlimits::measure::SeededRandom::new(0xDEAD);
+    let hostile = [
+        Quat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+        Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+        Quat::from_xyzw(f32::NAN, f32::NAN, f32::NAN, f32::NAN),
+        Quat::from_xyzw(0.0, f32::INFINITY, 0.0, 1.0),
+        Quat::from_xyzw(0.0, 0.0, f32::NEG_INFINITY, 0.0),
+    ];
+    for limit in limits() {
+        let inputs: Vec<Quat> = (0..200)
+            .map(|i| {
+                if i % 7 == 3 {
+                    hostile[i / 7 % hostile.len()]
+                } else {
+                    random.rotation()
+                }
+            })
+            .collect();
+        let mut batch = inputs.clone();
+        limit.limit_many(&mut batch);
+        // (The rotations around them are checked by the tests above.)
+        for (input, got) in inputs
+            .iter()
+            .zip(&batch)
+            .filter(|(q, _)| hostile.contains(q) || q.is_nan())
+        {
+            let expected = limit.limit(*input);
+            let same = got.to_array().map(f32::to_bits) == expected.to_array().map(f32::to_bits)
+                || (got.is_nan() && expected.is_nan());
+            assert!(
+                same,
+                "{}: {input:?} gave {got:?} in a batch, {expected:?} alone",
+                limit.region.label()
+            );
+        }
+    }
+}
+
 #[test]
 fn full_space_boxes_and_ellipsoids_batch_to_the_same_bits() {
     let mut random = jointlimits::measure::SeededRandom::new(0xB175);

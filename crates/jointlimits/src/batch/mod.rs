@@ -219,12 +219,16 @@ impl JointLimit {
                 return;
             }
         };
-        if inside.iter().all(|&i| i) {
+        // A lane holding no rotation (a component not finite, or every component zero) reads
+        // nothing meaningful in the lanes: it gets the one-at-a-time answer, so both paths
+        // agree on every input.
+        let no_rotation = group.map(|q| !q.is_finite() || q == Quat::from_xyzw(0.0, 0.0, 0.0, 0.0));
+        if inside.iter().all(|&i| i) && !no_rotation.contains(&true) {
             return;
         }
         let local = multiply_left(self.reference, &limited);
         for (i, q) in group.iter_mut().enumerate() {
-            if fallback[i] {
+            if fallback[i] || no_rotation[i] {
                 *q = self.limit(*q);
             } else if !inside[i] {
                 *q = Quat::from_xyzw(local.x[i], local.y[i], local.z[i], local.w[i]);
