@@ -1,6 +1,6 @@
 //! Parts of a limit derived from its own data and built the first time they are needed: a
-//! table's boundary chains, seeds and bound pyramid (which fitting, baking, reading a file and
-//! the inside test never use), a polytope's nearest features far from it.
+//! table's boundary chains, seeds and bound pyramid, which fitting, baking, reading a file and
+//! the inside test never use.
 
 use std::sync::OnceLock;
 

@@ -160,17 +160,13 @@ impl JointLimit {
         limited
     }
 
-    /// Builds now what this limit's projections would build on first use: a table's searches
-    /// ([`crate::table::TableLimit::build_searches`]) and a polytope's grid of features
-    /// ([`crate::shape::Polytope::build_far_features`]). A crowd and a prepared limit build them
-    /// before their first frame, so that no frame pauses for them, and no parallel job waits on
-    /// parallel work that could run another job needing them on its own thread.
+    /// Builds now what this limit's projections would build on first use (a table's searches,
+    /// [`crate::table::TableLimit::build_searches`]). A crowd and a prepared limit build it
+    /// before their first frame, so that no frame pauses for it, and no parallel job waits on
+    /// parallel work that could run another job needing it on its own thread.
     pub fn build_searches(&self) {
-        match &self.region {
-            LimitRegion::Table(table) => table.build_searches(),
-            LimitRegion::Full(full) => full.shape().build_searches(),
-            LimitRegion::SwingTwist(limit) => limit.swing().build_searches(),
-            _ => {}
+        if let LimitRegion::Table(table) = &self.region {
+            table.build_searches();
         }
     }
 

@@ -11,7 +11,6 @@
 
 pub mod aabb;
 pub mod ellipsoid;
-mod far_features;
 pub mod hull;
 pub mod kdop;
 mod plane_cells;
@@ -180,20 +179,6 @@ impl LimitShape for Shape {
 }
 
 impl Shape {
-    /// Builds now what the shape's projection would build on first use (a polytope's grid of
-    /// features, [`Polytope::build_far_features`]).
-    pub fn build_searches(&self) {
-        match self {
-            Shape::Kdop(k) => {
-                k.polytope().build_far_features();
-            }
-            Shape::Hull(h) => {
-                h.polytope().build_far_features();
-            }
-            Shape::Box(_) | Shape::Ellipsoid(_) => {}
-        }
-    }
-
     /// How deep inside the region `p` lies, at least: every point within this distance of `p`
     /// is inside. At most zero when `p` is outside, and then its negation is at most `p`'s
     /// distance from the region.

@@ -31,10 +31,6 @@
 //! point), the scan answers. Edge directions are formed in f64, so an edge shorter than f32
 //! resolves keeps its true direction.
 //!
-//! Around the polytope, most outside points skip the walk: a grid names, per cell, the features
-//! (faces, edges, vertices) its points project onto, and the walk's test at such a feature
-//! proves the answer where it holds (`super::far_features`).
-//!
 //! Finding the highest face would scan every plane again, so the walk starts from a face looked
 //! up instead: near the polytope, the highest of the few planes its cell grid says decide there
 //! (then the highest of all), or the plane rejecting the point's cell by the most; farther away,
@@ -45,10 +41,8 @@
 
 use glam::{DVec3, Vec3};
 
-use super::far_features::FarFeatures;
 use super::plane_cells::{CellVerdict, PlaneCells};
 use super::support_faces::SupportFaces;
-use crate::derived::Derived;
 use crate::fit::convex_hull::{HullError, HullPolygons, convex_hull};
 use crate::fit::halfspace_intersection::halfspace_intersection;
 
@@ -109,8 +103,6 @@ pub struct Polytope {
     cells: Option<PlaneCells>,
     /// The face turned most nearly towards each direction from the bounding box's middle.
     support: Option<SupportFaces>,
-    /// The features points around the polytope project onto, built on the first projection.
-    far: Derived<FarFeatures>,
     /// `edge_range[i]..edge_range[i + 1]` are face `i`'s edges.
     edge_range: Vec<u32>,
     edge_start: Vec<Vec3>,
@@ -174,7 +166,6 @@ impl Polytope {
             plane_groups: Vec::new(),
             cells: None,
             support: None,
-            far: Derived::new(),
             edge_range: vec![0],
             edge_start: Vec::new(),
             edge_vector: Vec::new(),
@@ -396,7 +387,7 @@ impl Polytope {
 
     /// `x`'s height above face `face`, formed as in the full scan so that verdicts agree.
     #[inline(always)]
-    pub(crate) fn height(&self, face: usize, x: Vec3) -> f32 {
+    fn height(&self, face: usize, x: Vec3) -> f32 {
         self.normals[face].dot(x) - self.offsets[face]
     }
 
@@ -409,25 +400,11 @@ impl Polytope {
         }
     }
 
-    /// The nearest point of the polytope to `x`, or `None` when `x` is inside: outside, from the
-    /// features the grid around the polytope names for `x`'s cell, each tested as the walk tests
-    /// where it ends (`shape/far_features.rs`, built on the first call); otherwise by the walk
-    /// of `Polytope::walk` from a face `x` rises above (looked up, or the highest), or by the
+    /// The nearest point of the polytope to `x`, or `None` when `x` is inside: by the walk of
+    /// `Polytope::walk` from a face `x` rises above (looked up, or the highest), or by the
     /// scan of every visible face where the walk cannot decide (see the module docs).
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {
-        // Outside, the features the point's cell names first: one or two optimality tests.
-        for &feature in self.far_features().candidates(x) {
-            if let Some(y) = self.certify(feature, x) {
-                return Some(y);
-            }
-        }
-        self.project_by_walk(x)
-    }
-
-    /// [`Polytope::project`] without the grid of features: the walk from a looked-up face.
-    #[inline]
-    fn project_by_walk(&self, x: Vec3) -> Option<Vec3> {
         let start = match self.start(x) {
             Start::Inside => return None,
             Start::Above(face) => face,
@@ -476,21 +453,14 @@ impl Polytope {
     /// From `face`, the projection of the outside point `x` proven by the optimality condition
     /// (see the module docs), or `None` when the walk cannot decide.
     #[inline]
-    fn walk(&self, face: usize, x: Vec3) -> Option<Vec3> {
-        self.walk_to(face, x).map(|(y, _)| y)
-    }
-
-    /// [`Polytope::walk`], saying on which feature the projection lies.
-    #[inline]
-    pub(crate) fn walk_to(&self, mut face: usize, x: Vec3) -> Option<(Vec3, Feature)> {
+    fn walk(&self, mut face: usize, x: Vec3) -> Option<Vec3> {
         for _ in 0..WALK_STEPS {
             let height = self.normals[face].dot(x) - self.offsets[face];
             let Some(EdgePoint { edge, .. }) = self.nearest_edge_point(face, x, height) else {
                 // The foot lies on the polygon: the projection when `x` is above the face. Above
                 // by any amount: a point the tolerance calls outside may still read within it
                 // of the face holding its projection (rounded heights differ by about it).
-                return (height > 0.0)
-                    .then(|| (x - self.normals[face] * height, Feature::Face(face as u32)));
+                return (height > 0.0).then(|| x - self.normals[face] * height);
             };
             // The nearest point of the edge to `x` itself, so that `x − y` is square to the
             // edge even where a polygon merged from nearly coplanar triangles is not quite flat.
@@ -515,9 +485,7 @@ impl Polytope {
                     // coplanar these span only the plane, not the tangent wedge below it, so
                     // one of the faces must also see `x` (see `seen_at`).
                     let faces = [face, self.edge_face[twin] as usize];
-                    return self
-                        .seen_at(faces, away, slack)
-                        .then_some((y, Feature::Edge(edge as u32)));
+                    return self.seen_at(faces, away, slack).then_some(y);
                 }
                 self.edge_face[twin]
             } else {
@@ -548,128 +516,13 @@ impl Polytope {
                         let faces = self
                             .edges_leaving(vertex)
                             .map(|e| self.edge_face[e] as usize);
-                        return self
-                            .seen_at(faces, x - at, slack)
-                            .then_some((at, Feature::Vertex(vertex as u32)));
+                        return self.seen_at(faces, x - at, slack).then_some(at);
                     }
                 }
             };
             face = across as usize;
         }
         None
-    }
-
-    /// The features points around the polytope project onto (`shape/far_features.rs`).
-    #[inline]
-    fn far_features(&self) -> &FarFeatures {
-        self.far.get_or_build(|| FarFeatures::new(self))
-    }
-
-    /// Builds the grid of features around the polytope now (the first projection would
-    /// otherwise build it), and says how much memory it holds, in bytes.
-    pub fn build_far_features(&self) -> usize {
-        self.far_features().memory_bytes()
-    }
-
-    /// The feature the projection of `x` lies on, found as [`Polytope::project`] finds it
-    /// without the grid of features; `None` inside or where the walk cannot decide.
-    pub(crate) fn nearest_feature(&self, x: Vec3) -> Option<Feature> {
-        let start = match self.start(x) {
-            Start::Inside => return None,
-            Start::Above(face) => face,
-            Start::Unknown => {
-                let (highest, height) = self.highest_face(x);
-                // Written so that a NaN height also stops here.
-                if height.is_nan() || height <= Self::INSIDE_TOLERANCE {
-                    return None;
-                }
-                highest
-            }
-        };
-        self.walk_to(start, x).map(|(_, feature)| feature)
-    }
-
-    /// The faces holding `feature`.
-    pub(crate) fn faces_of(&self, feature: Feature) -> Vec<usize> {
-        match feature {
-            Feature::Face(face) => vec![face as usize],
-            Feature::Edge(edge) => {
-                let mut faces = vec![self.edge_face[edge as usize] as usize];
-                let twin = self.edge_twin[edge as usize];
-                if twin != NO_TWIN {
-                    faces.push(self.edge_face[twin as usize] as usize);
-                }
-                faces
-            }
-            Feature::Vertex(vertex) => self
-                .edges_leaving(vertex as usize)
-                .map(|e| self.edge_face[e] as usize)
-                .collect(),
-        }
-    }
-
-    /// The projection of `x` when it lies on `feature`, proven by the test the walk makes when it
-    /// ends there (module docs), so the answer is the walk's bit for bit; `None` otherwise.
-    #[inline]
-    pub(crate) fn certify(&self, feature: Feature, x: Vec3) -> Option<Vec3> {
-        match feature {
-            Feature::Face(face) => {
-                let face = face as usize;
-                let height = self.height(face, x);
-                if height.is_nan() || height <= 0.0 {
-                    return None;
-                }
-                // The foot lies on the polygon: on the inner side of every edge.
-                let foot = x - self.normals[face] * height;
-                let edges = self.edge_range[face] as usize..self.edge_range[face + 1] as usize;
-                edges
-                    .into_iter()
-                    .all(|edge| (foot - self.edge_start[edge]).dot(self.edge_inward[edge]) >= 0.0)
-                    .then_some(foot)
-            }
-            Feature::Edge(edge) => {
-                let edge = edge as usize;
-                let twin = self.edge_twin[edge];
-                if twin == NO_TWIN {
-                    return None;
-                }
-                let twin = twin as usize;
-                let (start, vector) = (self.edge_start[edge], self.edge_vector[edge]);
-                let along =
-                    (x - start).dot(vector) / vector.length_squared().max(f32::MIN_POSITIVE);
-                if !(along > 0.0 && along < 1.0) {
-                    return None;
-                }
-                let y = start + vector * along;
-                let away = x - y;
-                let slack = OPTIMALITY_SLACK * away.length();
-                if away.dot(self.edge_inward[edge]) > slack
-                    || away.dot(self.edge_inward[twin]) > slack
-                {
-                    return None;
-                }
-                let faces = [self.edge_face[edge] as usize, self.edge_face[twin] as usize];
-                self.seen_at(faces, away, slack).then_some(y)
-            }
-            Feature::Vertex(vertex) => {
-                let vertex = vertex as usize;
-                if !self.closed_fan[vertex] {
-                    return None;
-                }
-                let at = self.vertices[vertex];
-                let slack = OPTIMALITY_SLACK * (x - at).length();
-                for e in self.edges_leaving(vertex) {
-                    let direction = self.edge_direction[e];
-                    if direction == Vec3::ZERO || (x - at).dot(direction) > slack {
-                        return None;
-                    }
-                }
-                let faces = self
-                    .edges_leaving(vertex)
-                    .map(|e| self.edge_face[e] as usize);
-                self.seen_at(faces, x - at, slack).then_some(at)
-            }
-        }
     }
 
     /// Whether one of `faces`, all meeting at a boundary point `y`, sees `x` from there:
@@ -809,15 +662,6 @@ const NO_TWIN: u32 = u32::MAX;
 /// Faces a walk visits at most before the scan answers instead: a walk from a looked-up face
 /// crosses a handful.
 const WALK_STEPS: usize = 64;
-
-/// A feature of a polytope's boundary: a face, an edge (as one of its two sides) or a vertex,
-/// by index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Feature {
-    Face(u32),
-    Edge(u32),
-    Vertex(u32),
-}
 
 /// Edges shorter than this (in f64, in the polytope's units: radians of limit space) have no
 /// direction the walk trusts; a walk reaching their ends leaves the answer to the scan.
@@ -977,80 +821,6 @@ mod tests {
                 walked as f64 >= 0.99 * outside as f64,
                 "the walk decided {walked} of {outside} outside points"
             );
-        }
-    }
-
-    /// The grid of features answers as the walk does: the same verdict everywhere, the same
-    /// point bit for bit where both end at one feature and within rounding where a point lies on
-    /// the border of two, and most points of its cells outside the polytope without the walk.
-    #[test]
-    fn the_grid_of_features_answers_as_the_walk_does() {
-        let mut random = SplitMix(29);
-        for polytope in polytopes(&mut random) {
-            let (low, high) = polytope
-                .vertices()
-                .iter()
-                .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), &v| {
-                    (lo.min(v), hi.max(v))
-                });
-            let (middle, half) = (0.5 * (low + high), 0.5 * (high - low).max_element());
-            let grid = polytope.far_features();
-            let reach = polytope.reach();
-            let (mut outside, mut answered, mut same_bits) = (0, 0, 0);
-            for k in 0..20_000 {
-                // Through the grid and a little past it, and near the surface.
-                let x = if k % 4 == 0 {
-                    let v = polytope.vertices()[k % polytope.vertices().len()];
-                    v + random_vec(&mut random).as_vec3() * 0.1 * half
-                } else {
-                    middle + random_vec(&mut random).as_vec3() * 3.3 * half
-                };
-                let (with_grid, walked) = (polytope.project(x), polytope.project_by_walk(x));
-                let listed = grid
-                    .candidates(x)
-                    .iter()
-                    .find_map(|&feature| polytope.certify(feature, x));
-                match (with_grid, walked) {
-                    (None, None) => assert!(listed.is_none(), "{x}: inside, yet certified"),
-                    (Some(a), Some(b)) => {
-                        outside += 1;
-                        answered += usize::from(listed.is_some());
-                        same_bits += usize::from(a == b);
-                        // As in the walk's test above: the squared distances agree within
-                        // rounding, the points within its square root.
-                        let squared = |y: Vec3| (y.as_dvec3() - x.as_dvec3()).length_squared();
-                        let rounding = 1e-6 * (1.0 + x.length() as f64) * (1.0 + reach as f64);
-                        assert!(
-                            (squared(a) - squared(b)).abs() <= rounding
-                                && (a.distance(b) as f64) <= 2.0 * (2.0 * rounding).sqrt(),
-                            "{x}: grid {a}, walk {b}"
-                        );
-                    }
-                    _ => panic!("{x}: grid {with_grid:?}, walk {walked:?}"),
-                }
-            }
-            assert!(
-                same_bits as f64 >= 0.95 * outside as f64,
-                "{same_bits} of {outside} outside points got the walk's bits"
-            );
-            assert!(
-                answered as f64 >= 0.4 * outside as f64,
-                "the grid answered {answered} of {outside} outside points"
-            );
-        }
-    }
-
-    /// Points that are not finite find no cell, and take the walk's answer.
-    #[test]
-    fn points_that_are_not_finite_find_no_cell() {
-        let polytope = polytopes(&mut SplitMix(5)).remove(0);
-        for x in [
-            Vec3::NAN,
-            Vec3::new(0.0, f32::NAN, 0.0),
-            Vec3::INFINITY,
-            Vec3::new(f32::NEG_INFINITY, 0.0, 0.0),
-        ] {
-            assert!(polytope.far_features().candidates(x).is_empty(), "{x}");
         }
     }
 
