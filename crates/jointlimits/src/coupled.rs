@@ -525,6 +525,56 @@ mod tests {
         Quat::from_array(v).normalize()
     }
 
+    /// The shortcuts for allowed children give the box's own projection's answer, bit for bit,
+    /// and the inside test agrees with it: Haar-random parents and children, children near the
+    /// selected box's faces, no parent and a NaN one.
+    #[test]
+    fn allowed_children_are_answered_as_the_selected_box_answers_them() {
+        let limit = &CoupledLimit::examples()[0];
+        let mut random = crate::measure::SeededRandom::new(0xC0DE);
+        let (mut allowed, mut refused) = (0, 0);
+        for i in 0..20_000 {
+            let parent = match i % 10 {
+                0 => None,
+                1 => Some(Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0)),
+                _ => Some(random.rotation()),
+            };
+            let context = LimitContext { parent };
+            let shape = limit.box_for(&context);
+            let child = if i % 2 == 0 {
+                random.rotation()
+            } else {
+                // A point of the box's frame a little inside or outside one of its faces.
+                let t = Vec3::new(
+                    random.next_unit() as f32,
+                    random.next_unit() as f32,
+                    random.next_unit() as f32,
+                );
+                let mut local = shape.min + (shape.max - shape.min) * t;
+                let axis = i / 2 % 3;
+                local[axis] = if i % 4 == 1 {
+                    shape.min[axis]
+                } else {
+                    shape.max[axis]
+                } + 1e-4 * (random.next_unit() as f32 - 0.5);
+                crate::rotation::from_scaled_angle_axis(shape.frame.to_world(local))
+            };
+            let answer = limit.nearest(child, &context);
+            let by_box = FullLimit::new(Shape::Box(shape)).nearest(child, &LimitContext::NONE);
+            assert_eq!(answer, by_box, "{child:?} with parent {parent:?}");
+            assert_eq!(limit.contains(child, &context), answer.inside);
+            if answer.inside {
+                allowed += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        assert!(
+            allowed > 2000 && refused > 2000,
+            "{allowed} allowed, {refused} refused"
+        );
+    }
+
     #[test]
     fn boxes_that_differ_across_a_fold_of_the_map_are_refused() {
         // Vertices 0 and 4 of a 4-cell grid are one parent direction (the square's outer edge
