@@ -381,13 +381,6 @@ impl RotationLimit for CoupledLimit {
     }
 
     #[inline]
-    fn contains(&self, relative: Quat, context: &LimitContext) -> bool {
-        self.box_for(context)
-            .contains(full_point(quat_abs(relative)))
-            || self.nearest(relative, context).inside
-    }
-
-    #[inline]
     fn nearest_continuing(
         &self,
         relative: Quat,
@@ -525,7 +518,7 @@ mod tests {
         Quat::from_array(v).normalize()
     }
 
-    /// The shortcuts for allowed children give the box's own projection's answer, bit for bit,
+    /// The shortcut for allowed children gives the box's own projection's answer, bit for bit,
     /// and the inside test agrees with it: Haar-random parents and children, children near the
     /// selected box's faces, no parent and a NaN one.
     #[test]
