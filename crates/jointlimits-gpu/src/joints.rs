@@ -4,7 +4,7 @@
 
 use glam::{Vec3, Vec4};
 use jointlimits::prepared::PreparedLimit;
-use jointlimits::region::covers::Ball;
+use jointlimits::region::covers::{Ball, COVER_REACH};
 use jointlimits::rotation_cells::InsideCells;
 use jointlimits::shape::polytope::PolytopeTables;
 use jointlimits::shape::{Frame, Polytope, Shape};
@@ -148,7 +148,7 @@ impl Kernels {
 /// The native kernel of a full-space or swing-twist box or ellipsoid (swing cones and spherical
 /// ellipses as the swing-twist ellipsoids they are), a full-space k-DOP or hull, or a hinge,
 /// with no softening (a polytope's tables appended to `lookup`, unless they would take it
-/// past the offsets a float holds exactly).
+/// past the offsets a float holds exactly); `None` for a region reaching past a full turn.
 fn native(limit: &JointLimit, lookup: &mut Vec<u32>) -> Option<Kernel> {
     if limit.softening.is_some() {
         return None;
@@ -190,6 +190,11 @@ fn native(limit: &JointLimit, lookup: &mut Vec<u32>) -> Option<Kernel> {
         ),
         _ => return None,
     };
+    if ball.reach > COVER_REACH {
+        // Projections onto the part within a full turn are a search the host makes
+        // (`covers::within_full_turn`); only hand-written regions reach that far.
+        return None;
+    }
     // The frame, the kind, and the fifth and sixth rows (see `crowd.wgsl`'s `Joint`).
     let (frame, kind, low, high) = match (shape, swing_twist) {
         (Shape::Box(b), _) => (b.frame, codes.0, b.min.extend(0.0), b.max.extend(0.0)),

@@ -141,8 +141,13 @@ impl JointLimit {
         let hard = limited.relative;
         let reach = (softening.radius - SOFTENING_ROOM).max(0.0);
         // A softening that keeps the whole excess of an input within its reach keeps the input,
-        // bit for bit (a slerp all the way back would round it, and rewrite it in a file).
-        if limited.violation <= reach && softening.keeps_everything(relative, hard) {
+        // bit for bit (a slerp all the way back would round it, and rewrite it in a file). A
+        // stream's answer may measure the excess in a farther cover or turn than the nearest's;
+        // the loop below would then take the input all the same, so the stateless measure
+        // decides.
+        if softening.keeps_everything(relative, hard)
+            && (limited.violation <= reach || self.region.violation(relative, context) <= reach)
+        {
             limited.relative = relative;
             return limited;
         }

@@ -10,6 +10,8 @@
 use glam::{Mat3, Quat, Vec3};
 use std::f32::consts::PI;
 
+use crate::region::covers::COVER_REACH;
+
 /// The largest magnitude a limit-space coordinate, extent or angle may have, radians: 32 times
 /// the largest that a rotation's point can reach, so every fitted shape fits, while products of
 /// two such numbers stay far inside f32's range and precision.
@@ -80,16 +82,18 @@ pub fn bounded(field: &str, value: f32) -> Result<(), InvalidField> {
     )
 }
 
-/// A shape that holds some limit-space point of a rotation (within 2π of the origin); one wholly
-/// beyond allows no rotation at all.
+/// A shape that holds some limit-space point of a rotation: one within [`COVER_REACH`] (a full
+/// turn less 0.1 rad) of the origin, where a region's points count. One wholly beyond allows no
+/// rotation at all.
 pub fn reaches_rotations(
     field: &str,
     shape: &impl crate::shape::LimitShape,
 ) -> Result<(), InvalidField> {
     let nearest = shape.distance(Vec3::ZERO);
-    require(nearest < 2.0 * PI, field, || {
+    require(nearest < COVER_REACH, field, || {
         format!(
-            "holds no rotation: its nearest point is {nearest:.4} rad from the identity, beyond 2π"
+            "holds no rotation: its nearest point is {nearest:.4} rad from the identity; a \
+             region's points count within {COVER_REACH:.4} (a full turn less 0.1)"
         )
     })
 }

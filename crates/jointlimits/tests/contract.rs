@@ -11,6 +11,7 @@ use std::f32::consts::{PI, TAU};
 use common::oracle::{BruteForce, Rng, distance_to, representations};
 use glam::{Quat, Vec3, Vec4};
 use jointlimits::rotation::angle_between;
+use jointlimits::shape::LimitShape;
 use jointlimits::{JointLimit, LimitContext, LimitRegion, Limiter, RotationLimit};
 
 const NONE: LimitContext = LimitContext::NONE;
@@ -364,6 +365,20 @@ fn switch_events(limit: &JointLimit, path: impl Fn(f32) -> Quat) -> usize {
     events
 }
 
+/// Whether a full-space or swing region lies wholly beyond a half turn, so holds only points the
+/// long way round (the examples reaching past a full turn). A long point `p − 2π·p̂` turns with
+/// the short one's direction, which a slow sweep past a small rotation `|p|` turns `1/|p|` times
+/// as fast as the input: its nearest point races along the boundary, faster than any bound on a
+/// smooth output, so the sweeps leave these regions out. The stateless contract holds on them as
+/// on every example.
+fn holds_only_long_way_points(region: &LimitRegion) -> bool {
+    match region {
+        LimitRegion::Full(l) => l.shape().distance(Vec3::ZERO) > PI,
+        LimitRegion::SwingTwist(l) => l.swing().distance(Vec3::ZERO) > PI,
+        _ => false,
+    }
+}
+
 /// A path through rotation space, parameterised by the turn angle.
 type Path = Box<dyn Fn(f32) -> Quat>;
 
@@ -372,6 +387,9 @@ fn slow_sweeps_switch_at_most_once_per_choice_and_full_turn() {
     let mut rng = Rng(17);
     let mut failures = Vec::new();
     for region in examples() {
+        if holds_only_long_way_points(&region) {
+            continue;
+        }
         let limit = joint(&region);
         let axis = axis_of(&region);
         let across = axis.any_orthonormal_vector();

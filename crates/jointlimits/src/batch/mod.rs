@@ -30,7 +30,7 @@ use crate::fast_trig;
 use crate::joint_limit::{JointLimit, LimitRegion};
 use crate::reach_cone::{ReachConeLimit, pseudo_azimuth};
 use crate::region::SwingTwistLimit;
-use crate::region::covers::{Ball, distance_to_box};
+use crate::region::covers::{Ball, COVER_REACH, distance_to_box};
 use crate::rotation::{
     from_scaled_angle_axis, is_near_unit, near_unit, product, short_log_scale_beyond_quarter,
     short_log_scale_within_quarter,
@@ -502,6 +502,7 @@ fn limit_full(shape: &Shape, ball: &Ball, relative: &Quats) -> FullLanes {
     }
     // `settle_projection` and `FullLimit::result` of the one-at-a-time path, lane by lane.
     let mut needs_bound = [false; LANES];
+    let may_pass_full_turn = ball.reach > COVER_REACH;
     for i in 0..LANES {
         let (p, onto) = (point.get(i), projected.get(i));
         let d = p.distance(onto);
@@ -510,8 +511,11 @@ fn limit_full(shape: &Shape, ball: &Ball, relative: &Quats) -> FullLanes {
         distance[i] = if outside { d } else { 0.0 };
         inside[i] |= close;
         needs_bound[i] = outside & (d + ball.reach > PI);
-        // A long point (|p| > π only by rounding) is settled on that path.
-        fallback[i] = outside & (p.length_squared() > PI * PI);
+        // A long point (|p| > π only by rounding) is settled on that path, and so is a
+        // projection past a full turn (`covers::within_full_turn`).
+        fallback[i] = outside
+            & ((p.length_squared() > PI * PI)
+                | may_pass_full_turn & (onto.length_squared() > COVER_REACH * COVER_REACH));
     }
     if needs_bound.iter().any(|&n| n) {
         let short = surely_short(shape, ball, &point, &distance);
@@ -716,6 +720,7 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
     let (min, max) = (limit.twist.min, limit.twist.max);
     let mut swing_distance = [0.0f32; LANES];
     let mut needs_bound = [false; LANES];
+    let may_pass_full_turn = ball.reach > COVER_REACH;
     for i in 0..LANES {
         // The twist measure of `TwistRange::measure`, branch-free so the loop vectorises.
         let twist = twist_angle[i];
@@ -745,7 +750,10 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
             <= BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
         // Swings nearer than π − reach never need the long cover's bound.
         needs_bound[i] = !inside[i] & (distance + ball.reach > PI);
-        fallback[i] = !inside[i] & !well_conditioned[i];
+        let past_full_turn = may_pass_full_turn
+            & (allowed.x[i] * allowed.x[i] + allowed.y[i] * allowed.y[i]
+                > COVER_REACH * COVER_REACH);
+        fallback[i] = !inside[i] & (!well_conditioned[i] | past_full_turn);
     }
     for i in 0..LANES {
         if needs_bound[i]

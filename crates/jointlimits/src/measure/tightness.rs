@@ -231,7 +231,10 @@ mod tests {
             let (mut reached, mut tested) = (0, 0);
             for _ in 0..400 {
                 let d = random.direction();
-                let fast = limit.reaches_direction(axis, d).expect("a direct answer");
+                // A direction a hair outside a table is left to the inside test.
+                let Some(fast) = limit.reaches_direction(axis, d) else {
+                    continue;
+                };
                 tested += 1;
                 reached += usize::from(fast);
                 if fast != reaches_by_twists(limit, axis, d) {
@@ -277,7 +280,10 @@ mod tests {
                 if d.angle_between(-axis) < 0.3 {
                     continue;
                 }
-                let runs = table.twists_along(axis, d).expect("a direct answer");
+                // A direction a hair outside is left to the inside test (no direct answer).
+                let Some(runs) = table.twists_along(axis, d) else {
+                    continue;
+                };
                 let near_edge = (0..8).any(|_| {
                     let moved = (d + 1e-3 * random.perpendicular(d)).normalize();
                     table.twists_along(axis, moved).map(|r| r.len()) != Some(runs.len())

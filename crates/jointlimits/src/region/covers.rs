@@ -12,6 +12,11 @@
 //! `π − reach` need no other test. (A region inside the ball of radius π never *contains* a long
 //! point, but a long point can still be the nearer one: a rotation of 171° about `−x` is 9° from
 //! one of 162° about `+x` the long way, and 333° the short way.)
+//!
+//! No rotation has a cover point farther than 2π from the origin, and near that sphere the
+//! points measure rotations badly, so a region holds only its points within [`COVER_REACH`]
+//! (2π − 0.1) of the origin: a region reaching past it (only hand-written ones do) is cut there,
+//! and projected onto that part (see [`within_full_turn`]).
 
 use std::f32::consts::TAU;
 
@@ -22,6 +27,22 @@ use crate::shape::{Frame, LimitShape, Projection, Shape};
 
 /// Below this length a point is the identity, whose other cover (a full turn) has no axis.
 const TINY: f32 = 1e-6;
+
+/// How far from the origin a region's points count: a full turn less 0.1 rad.
+///
+/// A rotation's cover points lie within 2π of the origin, but near that sphere (the identity
+/// reached the long way round) the logarithm stretches rotation distances by `2π/δ` at `δ`
+/// from it, so the f32 rounding of a quaternion (1e-7) moves the point by about `1e-6/δ`. Within
+/// 0.1 rad of the sphere that exceeds a tenth of the [`BOUNDARY_TOLERANCE`], and an answer put
+/// there could read back as outside; here it stays well measured. (Measured on boxes, ellipsoids
+/// and k-DOPs reaching past 2π, 200,000 random rotations each: with the sphere at `2π − 0.02`
+/// one answer was read back 1.7e-5 outside, at `2π − 0.05` none.)
+pub const COVER_REACH: f32 = TAU - 0.1;
+
+/// Halvings of the scale in [`project_within_full_turn`]: the point moves at most `|x| ≤ 2π`
+/// per unit of scale, so 32 of them leave it within 2e-9 of the exact answer, below f32's
+/// resolution there.
+const SCALE_HALVINGS: usize = 32;
 
 /// The other cover's point of the rotation at `p`: `p − 2π·p̂` (`None` for the identity).
 #[inline]
@@ -37,6 +58,45 @@ pub(crate) fn settle_projection(mut projection: Projection, from: Vec3) -> Proje
         projection = Projection::unchanged(from);
     }
     projection
+}
+
+/// `projection` (of the cover point `from` onto `shape`, or `from` itself when inside) when it
+/// lies within [`COVER_REACH`], and otherwise the projection onto the shape's part within it
+/// ([`project_within_full_turn`]).
+#[inline(always)]
+pub(crate) fn within_full_turn(shape: &Shape, from: Vec3, projection: Projection) -> Projection {
+    // An inside projection's point is `from` itself: a long point the cut refuses.
+    if projection.point.length_squared() <= COVER_REACH * COVER_REACH {
+        return projection;
+    }
+    project_within_full_turn(shape, from)
+}
+
+/// The projection of `x` onto `C ∩ B`, the shape `C` cut to the ball `B` of radius
+/// [`COVER_REACH`] about the origin, for an `x` whose projection onto `C` alone lies outside `B`.
+///
+/// Then the ball's constraint is active, and with its multiplier `μ ≥ 0` the answer minimises
+/// `|y − x|² + μ(|y|² − R²) = (1 + μ)·|y − x/(1 + μ)|² + const` over `C`: it is `P_C(s·x)` for
+/// `s = 1/(1 + μ)` where `|P_C(s·x)| = R`. That length grows with `s` (the Lagrange dual is
+/// concave in `μ`), from `|P_C(0)| < R` (checked when the limit is read:
+/// [`crate::validation::reaches_rotations`]) to `|P_C(x)| > R`, so halving `s`'s interval finds
+/// it; the answer kept is the last one within the ball. Out of line: only hand-written regions
+/// reach past a full turn.
+#[cold]
+#[inline(never)]
+pub(crate) fn project_within_full_turn(shape: &Shape, x: Vec3) -> Projection {
+    let (mut low, mut high) = (0.0f32, 1.0f32);
+    let mut within = shape.project(Vec3::ZERO).point;
+    for _ in 0..SCALE_HALVINGS {
+        let scale = 0.5 * (low + high);
+        let point = shape.project(x * scale).point;
+        if point.length_squared() <= COVER_REACH * COVER_REACH {
+            (low, within) = (scale, point);
+        } else {
+            high = scale;
+        }
+    }
+    Projection::moved(x, within)
 }
 
 /// A ball holding a region, as the covers test needs it.
@@ -122,6 +182,7 @@ pub fn project_covers(shape: &Shape, ball: &Ball, p: Vec3) -> (Projection, Vec3)
     if short.inside {
         return (short, p);
     }
+    let short = within_full_turn(shape, p, short);
     if ball.short_is_nearer(shape, p, short.distance) {
         return (short, p);
     }
@@ -135,6 +196,7 @@ fn long_cover_if_nearer(shape: &Shape, p: Vec3, short: Projection) -> (Projectio
         return (short, p);
     };
     let long = settle_projection(shape.project(long_point), long_point);
+    let long = within_full_turn(shape, long_point, long);
     if long.distance < short.distance {
         (long, long_point)
     } else {
@@ -147,7 +209,8 @@ fn long_cover_if_nearer(shape: &Shape, p: Vec3, short: Projection) -> (Projectio
 #[inline]
 pub fn project_cover_from(shape: &Shape, p: Vec3, previous: Vec3) -> (Projection, Vec3) {
     let point = nearest_cover_point(p, previous);
-    (settle_projection(shape.project(point), point), point)
+    let projection = settle_projection(shape.project(point), point);
+    (within_full_turn(shape, point, projection), point)
 }
 
 /// Whether the cover point `used` is surely the one of its rotation nearer to `previous` (what

@@ -160,8 +160,11 @@ impl RotationLimit for FullLimit {
     }
 
     fn examples() -> Vec<FullLimit> {
-        super::example_shapes(&super::example_cloud(DVec3::new(0.5, -0.3, 0.2)))
+        let (far, spread) = super::PAST_FULL_TURN;
+        let past_full_turn = super::example_shapes(&super::example_cloud(far, spread));
+        super::example_shapes(&super::example_cloud(DVec3::new(0.5, -0.3, 0.2), 1.0))
             .into_iter()
+            .chain(past_full_turn)
             .map(FullLimit::new)
             .collect()
     }

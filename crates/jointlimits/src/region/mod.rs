@@ -196,17 +196,24 @@ register_limit_kinds! {
     Coupled(CoupledLimit) = "coupled",
 }
 
-/// A deterministic cloud of 400 limit-space points spread around `center` along skewed axes: the
-/// samples the example shapes are fitted to.
-pub(crate) fn example_cloud(center: DVec3) -> Vec<DVec3> {
+/// A deterministic cloud of 400 limit-space points spread around `center` along skewed axes,
+/// `spread` times about half a radian: the samples the example shapes are fitted to.
+pub(crate) fn example_cloud(center: DVec3, spread: f64) -> Vec<DVec3> {
     (0..400)
         .map(|i| {
             let t = f64::from(i) * 0.173;
             let (a, b, c) = ((1.3 * t).sin(), (0.7 * t).cos(), (2.1 * t).sin());
-            center + DVec3::new(0.45 * a + 0.1 * b, 0.3 * b - 0.05 * c, 0.2 * c + 0.08 * a)
+            let offset = DVec3::new(0.45 * a + 0.1 * b, 0.3 * b - 0.05 * c, 0.2 * c + 0.08 * a);
+            center + offset * spread
         })
         .collect()
 }
+
+/// The centre and spread of an example cloud whose shapes reach past a full turn (to about
+/// 6.5 rad) from a nearest point about 3.5 rad out: regions only hand-written limits have, whose
+/// part beyond [`covers::COVER_REACH`] holds no rotation. (Their swings stay clear of 180°,
+/// where a swing-twist split is singular.)
+pub(crate) const PAST_FULL_TURN: (DVec3, f64) = (DVec3::new(5.0, 3.0, 0.0), 2.5);
 
 /// Every limit-space shape kind fitted to `cloud` with the default options.
 pub(crate) fn example_shapes(cloud: &[DVec3]) -> Vec<Shape> {

@@ -17,7 +17,9 @@ use std::f32::consts::PI;
 use glam::{DVec3, Mat3, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::covers::{Ball, project_cover_from, project_covers, surely_nearer_cover};
+use super::covers::{
+    Ball, project_cover_from, project_covers, surely_nearer_cover, within_full_turn,
+};
 use super::half_swing::settle_near_half_swing;
 use super::swing_symmetry::require_mirror_symmetric;
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
@@ -166,6 +168,15 @@ impl SwingTwistLimit {
         if swing.inside && twist.distance == 0.0 || violation <= BOUNDARY_TOLERANCE {
             return Limited::unchanged(relative, measured);
         }
+        // A swing within the tolerance of its region counts as inside only when the whole
+        // rotation does: moved, the answer takes the region's own nearest swing, so it is no
+        // farther out than rounding (kept as it was, it could sit at the tolerance's edge).
+        let (swing, violation) = if swing.inside {
+            let exact = within_full_turn(&self.swing, point, self.swing.project(point));
+            (exact, exact.distance.hypot(twist.distance))
+        } else {
+            (swing, violation)
+        };
         let allowed_swing = self.swing_basis * swing.point.with_z(0.0);
         let limited = Limited {
             relative: from_scaled_angle_axis(allowed_swing)
@@ -278,10 +289,11 @@ impl RotationLimit for SwingTwistLimit {
     fn examples() -> Vec<SwingTwistLimit> {
         let twist_axis = Vec3::new(0.2, 1.0, -0.1).normalize();
         let swing_basis = swing_basis(twist_axis);
-        let cloud: Vec<DVec3> = super::example_cloud(DVec3::new(0.6, -0.2, 0.0))
-            .into_iter()
-            .map(|p| p.with_z(0.0))
-            .collect();
+        let in_plane = |cloud: Vec<DVec3>| -> Vec<DVec3> {
+            cloud.into_iter().map(|p| p.with_z(0.0)).collect()
+        };
+        let (far, spread) = super::PAST_FULL_TURN;
+        let past_full_turn = super::example_shapes(&in_plane(super::example_cloud(far, spread)));
         let twists = [
             TwistRange {
                 min: -0.6,
@@ -290,13 +302,17 @@ impl RotationLimit for SwingTwistLimit {
             // An interval past +π: twists near ±π are inside only by turning.
             TwistRange { min: 2.5, max: 3.6 },
         ];
-        super::example_shapes(&cloud)
-            .into_iter()
-            .enumerate()
-            .map(|(i, swing)| {
-                SwingTwistLimit::new(twist_axis, swing_basis, swing, twists[i % twists.len()])
-            })
-            .collect()
+        super::example_shapes(&in_plane(super::example_cloud(
+            DVec3::new(0.6, -0.2, 0.0),
+            1.0,
+        )))
+        .into_iter()
+        .chain(past_full_turn)
+        .enumerate()
+        .map(|(i, swing)| {
+            SwingTwistLimit::new(twist_axis, swing_basis, swing, twists[i % twists.len()])
+        })
+        .collect()
     }
 }
 

@@ -40,6 +40,12 @@ pub struct TableValues {
 pub const RESOLUTIONS: std::ops::RangeInclusive<usize> = 4..=2048;
 
 /// Gauss–Newton rounds of the combined swing-and-twist correction.
+/// Beyond this stored distance (ten times the [`BOUNDARY_TOLERANCE`]) a direction is surely not
+/// allowed: the angle to the boundary curve is more than the tolerance wherever the stored
+/// distances change at most ten times as fast as the angle (they are angles, bilinearly
+/// interpolated on a map that stretches less than that).
+const CLEARLY_OUTSIDE: f32 = 10.0 * BOUNDARY_TOLERANCE;
+
 const REFINE_ROUNDS: usize = 8;
 
 /// A Gauss–Newton step expected to bring the answer less than this nearer (radians, in the
@@ -971,8 +977,16 @@ impl RotationLimit for TableLimit {
     /// An allowed direction holds a twist range (never empty), so about the table's own axis
     /// the allowed directions answer.
     fn reaches_direction(&self, axis: Vec3, direction: Vec3) -> Option<bool> {
-        direction_twist::same_axis(axis, self.twist_axis)
-            .then(|| self.swing.signed_distance(direction) <= BOUNDARY_TOLERANCE)
+        if !direction_twist::same_axis(axis, self.twist_axis) {
+            return None;
+        }
+        let distance = self.swing.signed_distance(direction);
+        // A hair outside is left to the inside test (see `twists_along`).
+        match distance {
+            d if d <= BOUNDARY_TOLERANCE => Some(true),
+            d if d > CLEARLY_OUTSIDE => Some(false),
+            _ => None,
+        }
     }
 
     /// About the table's own axis, the twist range its lookup reads at the direction (what
@@ -983,8 +997,13 @@ impl RotationLimit for TableLimit {
             return None;
         }
         let Lookup { distance, twist } = self.lookup(self.swing.map.to_square(direction));
-        Some(if distance > BOUNDARY_TOLERANCE {
+        Some(if distance > CLEARLY_OUTSIDE {
             Vec::new()
+        } else if distance > BOUNDARY_TOLERANCE {
+            // The inside test measures the angle to the boundary curve, which the stored
+            // distances can overstate where they change faster than the angle (between cells,
+            // across the map's stretch): left to the inside test.
+            return None;
         } else if twist.max - twist.min >= std::f32::consts::TAU {
             vec![TwistRange {
                 min: -std::f32::consts::PI,

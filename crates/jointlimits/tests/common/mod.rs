@@ -16,3 +16,15 @@ pub fn joint(region: LimitRegion) -> JointLimit {
         softening: None,
     }
 }
+
+/// Whether a full-space or swing region reaches past a full turn (the examples that do hold
+/// mostly rotations the long way round, which the quick inside tests, proven on the short way,
+/// leave to the exact test).
+pub fn reaches_past_full_turn(region: &LimitRegion) -> bool {
+    use jointlimits::region::covers::COVER_REACH;
+    match region {
+        LimitRegion::Full(full) => full.ball().reach > COVER_REACH,
+        LimitRegion::SwingTwist(limit) => limit.ball().reach > COVER_REACH,
+        _ => false,
+    }
+}

@@ -9,6 +9,7 @@ use std::f64::consts::{PI, TAU};
 
 use glam::{DQuat, DVec3, Quat, Vec3};
 use jointlimits::LimitRegion;
+use jointlimits::region::covers::COVER_REACH;
 use jointlimits::shape::{LimitShape, Shape};
 
 /// Coordinates of a rotation in a kind's own chart (unused entries are zero).
@@ -42,10 +43,11 @@ fn swing_twist(q: DQuat, axis: DVec3) -> (DVec3, f64) {
     (log(swing), 2.0 * (along / norm).atan2(q.w / norm))
 }
 
-/// `p` and its other cover `p − 2π·p̂`.
+/// `p` and its other cover `p − 2π·p̂`; below 1e-6 rad `p` is the identity, whose other cover
+/// (a full turn) has no axis (the documented convention: `docs/limits.md`).
 fn covers(p: DVec3) -> Vec<DVec3> {
     let length = p.length();
-    if length < 1e-12 {
+    if length <= 1e-6 {
         return vec![p];
     }
     vec![p, p * (1.0 - TAU / length)]
@@ -55,7 +57,12 @@ fn turns(twist: f64) -> impl Iterator<Item = f64> {
     (-2..=2).map(move |k| twist + TAU * f64::from(k))
 }
 
+/// Whether a shape's point `p` is allowed: in the shape, and within the reach where a region's
+/// points count (`COVER_REACH`, a full turn less 0.1).
 fn shape_allows(shape: &Shape, p: DVec3) -> bool {
+    if p.length() > f64::from(COVER_REACH) + 2e-5 {
+        return false;
+    }
     let p = p.as_vec3();
     shape.contains(p) || shape.distance(p) <= 2e-5
 }
@@ -309,7 +316,9 @@ fn allowed_samples(region: &LimitRegion, rng: &mut Rng) -> Vec<Coords> {
             for _ in 0..6000 {
                 let p = (rng.direction() * rng.range(0.0, reach * 1.5)).as_vec3();
                 let b = limit.shape().project(p).point.as_dvec3();
-                out.push([b.x, b.y, b.z, 0.0]);
+                if b.length() <= f64::from(COVER_REACH) {
+                    out.push([b.x, b.y, b.z, 0.0]);
+                }
             }
         }
         LimitRegion::SwingTwist(limit) => {
@@ -319,7 +328,9 @@ fn allowed_samples(region: &LimitRegion, rng: &mut Rng) -> Vec<Coords> {
                 let p = (rng.direction().with_z(0.0) * rng.range(0.0, reach * 1.5)).as_vec3();
                 let b = limit.swing().project(p).point.as_dvec3();
                 let t = min + (max - min) * f64::from(i % 61) / 60.0;
-                out.push([b.x, b.y, 0.0, t]);
+                if b.length() <= f64::from(COVER_REACH) {
+                    out.push([b.x, b.y, 0.0, t]);
+                }
             }
         }
         LimitRegion::Cone(limit) => {
@@ -474,17 +485,26 @@ impl BruteForce {
 
 /// For the kinds built on a convex limit-space shape, the shape's own distance from every
 /// representation (every cover and turn, with no shortcut): exact, independent of how the limit
-/// chooses among them.
+/// chooses among them. Where the shape's nearest point lies past `COVER_REACH` the distance to
+/// the part within is larger, and only the brute force measures it.
 fn exact_over_representations(region: &LimitRegion, reps: &[Coords]) -> f64 {
     let region = &*stateless(region);
+    let within_reach = |shape: &Shape, p: Vec3| {
+        let projection = shape.project(p);
+        if projection.point.length() <= COVER_REACH {
+            f64::from(projection.distance)
+        } else {
+            f64::INFINITY
+        }
+    };
     let mut best = f64::INFINITY;
     for c in reps {
         let p = DVec3::new(c[0], c[1], c[2]).as_vec3();
         let value = match region {
-            LimitRegion::Full(limit) => f64::from(limit.shape().distance(p)),
+            LimitRegion::Full(limit) => within_reach(limit.shape(), p),
             LimitRegion::SwingTwist(limit) => {
                 let twist = twist_gap(c[3], limit.twist.min.into(), limit.twist.max.into());
-                f64::from(limit.swing().distance(p)).hypot(twist)
+                within_reach(limit.swing(), p).hypot(twist)
             }
             _ => f64::INFINITY,
         };
