@@ -6,6 +6,7 @@
 use glam::{DQuat, Quat, Vec3};
 use jointlimits::fit::{FitOptions, ShapeKind, fit_skeleton_limits};
 use jointlimits::prepared::PreparedLimit;
+use jointlimits::region::covers::COVER_REACH;
 use jointlimits::rotation::angle_between;
 use jointlimits::shape::KdopDirections;
 use jointlimits::shape::Shape;
@@ -371,10 +372,12 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
         .iter()
         .map(|limit| {
             limit.as_ref().is_some_and(|limit| {
+                // Regions reaching past a full turn are projected on the host.
                 let native = match &limit.region {
-                    LimitRegion::Full(_) => true,
+                    LimitRegion::Full(full) => full.ball().reach <= COVER_REACH,
                     LimitRegion::SwingTwist(swing_twist) => {
                         matches!(swing_twist.swing(), Shape::Box(_) | Shape::Ellipsoid(_))
+                            && swing_twist.ball().reach <= COVER_REACH
                     }
                     // As the swing-twist ellipsoids they are.
                     LimitRegion::Cone(_) | LimitRegion::SphericalEllipse(_) => true,
