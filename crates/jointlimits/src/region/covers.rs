@@ -51,21 +51,28 @@ pub fn other_cover(p: Vec3) -> Option<Vec3> {
     (length > TINY).then(|| p * (1.0 - TAU / length))
 }
 
-/// A projection made within the [`BOUNDARY_TOLERANCE`]: a point that close counts as inside.
+/// A projection made within the [`BOUNDARY_TOLERANCE`]: a point that close counts as inside
+/// (at no distance), and keeps the region's own nearest point, which an answer that moves
+/// another coordinate (a swing-twist limit's twist) takes.
 #[inline(always)]
-pub(crate) fn settle_projection(mut projection: Projection, from: Vec3) -> Projection {
+pub(crate) fn settle_projection(projection: Projection) -> Projection {
     if !projection.inside && projection.distance <= BOUNDARY_TOLERANCE {
-        projection = Projection::unchanged(from);
+        return Projection {
+            inside: true,
+            distance: 0.0,
+            ..projection
+        };
     }
     projection
 }
 
-/// `projection` (of the cover point `from` onto `shape`, or `from` itself when inside) when it
-/// lies within [`COVER_REACH`], and otherwise the projection onto the shape's part within it
+/// `projection` (of the cover point `from` onto `shape`) when its point lies within
+/// [`COVER_REACH`], and otherwise the projection onto the shape's part within it
 /// ([`project_within_full_turn`]).
 #[inline(always)]
 pub(crate) fn within_full_turn(shape: &Shape, from: Vec3, projection: Projection) -> Projection {
-    // An inside projection's point is `from` itself: a long point the cut refuses.
+    // An inside projection's point is `from` itself (or within the tolerance of it): a long
+    // point the cut refuses goes onto the cut region.
     if projection.point.length_squared() <= COVER_REACH * COVER_REACH {
         return projection;
     }
@@ -178,7 +185,7 @@ pub(crate) fn distance_to_box(frame: &Frame, min: Vec3, max: Vec3, x: Vec3) -> f
 /// ties.
 #[inline(always)]
 pub fn project_covers(shape: &Shape, ball: &Ball, p: Vec3) -> (Projection, Vec3) {
-    let short = settle_projection(shape.project(p), p);
+    let short = settle_projection(shape.project(p));
     if short.inside {
         return (short, p);
     }
@@ -195,7 +202,7 @@ fn long_cover_if_nearer(shape: &Shape, p: Vec3, short: Projection) -> (Projectio
     let Some(long_point) = other_cover(p) else {
         return (short, p);
     };
-    let long = settle_projection(shape.project(long_point), long_point);
+    let long = settle_projection(shape.project(long_point));
     let long = within_full_turn(shape, long_point, long);
     if long.distance < short.distance {
         (long, long_point)
@@ -209,7 +216,7 @@ fn long_cover_if_nearer(shape: &Shape, p: Vec3, short: Projection) -> (Projectio
 #[inline]
 pub fn project_cover_from(shape: &Shape, p: Vec3, previous: Vec3) -> (Projection, Vec3) {
     let point = nearest_cover_point(p, previous);
-    let projection = settle_projection(shape.project(point), point);
+    let projection = settle_projection(shape.project(point));
     (within_full_turn(shape, point, projection), point)
 }
 

@@ -17,9 +17,7 @@ use std::f32::consts::PI;
 use glam::{DVec3, Mat3, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::covers::{
-    Ball, project_cover_from, project_covers, surely_nearer_cover, within_full_turn,
-};
+use super::covers::{Ball, project_cover_from, project_covers, surely_nearer_cover};
 use super::half_swing::settle_near_half_swing;
 use super::swing_symmetry::require_mirror_symmetric;
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
@@ -169,14 +167,9 @@ impl SwingTwistLimit {
             return Limited::unchanged(relative, measured);
         }
         // A swing within the tolerance of its region counts as inside only when the whole
-        // rotation does: moved, the answer takes the region's own nearest swing, so it is no
-        // farther out than rounding (kept as it was, it could sit at the tolerance's edge).
-        let (swing, violation) = if swing.inside {
-            let exact = within_full_turn(&self.swing, point, self.swing.project(point));
-            (exact, exact.distance.hypot(twist.distance))
-        } else {
-            (swing, violation)
-        };
+        // rotation does: moved, the answer takes the region's own nearest swing (which the
+        // settled projection keeps), so it is no farther out than rounding; kept as it was, it
+        // could sit at the tolerance's edge and read back outside.
         let allowed_swing = self.swing_basis * swing.point.with_z(0.0);
         let limited = Limited {
             relative: from_scaled_angle_axis(allowed_swing)

@@ -33,7 +33,8 @@ pub use polytope::Polytope;
 pub struct Projection {
     /// The nearest point of the region (the input itself when it is inside).
     pub point: Vec3,
-    /// Whether the input was already inside.
+    /// Whether the input was already inside (or, once settled by the covers' test, within the
+    /// tolerance of the region: then `point` is still the region's nearest point).
     pub inside: bool,
     /// The distance from the input to `point` (0 when inside), in radians.
     pub distance: f32,
