@@ -502,7 +502,7 @@ fn limit_full(shape: &Shape, ball: &Ball, relative: &Quats) -> FullLanes {
     }
     // `settle_projection` and `FullLimit::result` of the one-at-a-time path, lane by lane.
     let mut needs_bound = [false; LANES];
-    let may_pass_full_turn = ball.reach > COVER_REACH;
+    let may_pass_full_turn = ball.passes_full_turn();
     for i in 0..LANES {
         let (p, onto) = (point.get(i), projected.get(i));
         let d = p.distance(onto);
@@ -720,7 +720,7 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
     let (min, max) = (limit.twist.min, limit.twist.max);
     let mut swing_distance = [0.0f32; LANES];
     let mut needs_bound = [false; LANES];
-    let may_pass_full_turn = ball.reach > COVER_REACH;
+    let may_pass_full_turn = ball.passes_full_turn();
     for i in 0..LANES {
         // The twist measure of `TwistRange::measure`, branch-free so the loop vectorises.
         let twist = twist_angle[i];

@@ -70,10 +70,15 @@ pub(crate) fn settle_projection(projection: Projection) -> Projection {
 /// [`COVER_REACH`], and otherwise the projection onto the shape's part within it
 /// ([`project_within_full_turn`]).
 #[inline(always)]
-pub(crate) fn within_full_turn(shape: &Shape, from: Vec3, projection: Projection) -> Projection {
+pub(crate) fn within_full_turn(
+    shape: &Shape,
+    ball: &Ball,
+    from: Vec3,
+    projection: Projection,
+) -> Projection {
     // An inside projection's point is `from` itself (or within the tolerance of it): a long
     // point the cut refuses goes onto the cut region.
-    if projection.point.length_squared() <= COVER_REACH * COVER_REACH {
+    if !ball.passes_full_turn() || projection.point.length_squared() <= COVER_REACH * COVER_REACH {
         return projection;
     }
     project_within_full_turn(shape, from)
@@ -126,6 +131,12 @@ impl Ball {
             radius,
             reach: center.length() + radius,
         }
+    }
+
+    /// Whether the region may reach past [`COVER_REACH`], where it is cut.
+    #[inline(always)]
+    pub fn passes_full_turn(&self) -> bool {
+        self.reach > COVER_REACH
     }
 
     /// Whether a projection `distance` away from the short point `p` (`|p| ≤ π`) onto `shape`
@@ -189,21 +200,26 @@ pub fn project_covers(shape: &Shape, ball: &Ball, p: Vec3) -> (Projection, Vec3)
     if short.inside {
         return (short, p);
     }
-    let short = within_full_turn(shape, p, short);
+    let short = within_full_turn(shape, ball, p, short);
     if ball.short_is_nearer(shape, p, short.distance) {
         return (short, p);
     }
-    long_cover_if_nearer(shape, p, short)
+    long_cover_if_nearer(shape, ball, p, short)
 }
 
 /// The long cover's projection when it is nearer than `short` (out of line: rare).
 #[inline(never)]
-fn long_cover_if_nearer(shape: &Shape, p: Vec3, short: Projection) -> (Projection, Vec3) {
+fn long_cover_if_nearer(
+    shape: &Shape,
+    ball: &Ball,
+    p: Vec3,
+    short: Projection,
+) -> (Projection, Vec3) {
     let Some(long_point) = other_cover(p) else {
         return (short, p);
     };
     let long = settle_projection(shape.project(long_point));
-    let long = within_full_turn(shape, long_point, long);
+    let long = within_full_turn(shape, ball, long_point, long);
     if long.distance < short.distance {
         (long, long_point)
     } else {
@@ -212,12 +228,17 @@ fn long_cover_if_nearer(shape: &Shape, p: Vec3, short: Projection) -> (Projectio
 }
 
 /// The projection from the cover of the rotation at `p` whose point is nearer to `previous` (the
-/// cover point a stream used last frame), and that point.
+/// cover point a stream used last frame) onto `shape` (held by `ball`), and that point.
 #[inline]
-pub fn project_cover_from(shape: &Shape, p: Vec3, previous: Vec3) -> (Projection, Vec3) {
+pub fn project_cover_from(
+    shape: &Shape,
+    ball: &Ball,
+    p: Vec3,
+    previous: Vec3,
+) -> (Projection, Vec3) {
     let point = nearest_cover_point(p, previous);
     let projection = settle_projection(shape.project(point));
-    (within_full_turn(shape, point, projection), point)
+    (within_full_turn(shape, ball, point, projection), point)
 }
 
 /// Whether the cover point `used` is surely the one of its rotation nearer to `previous` (what

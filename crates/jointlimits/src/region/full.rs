@@ -137,7 +137,8 @@ impl RotationLimit for FullLimit {
     #[inline]
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
         let p = full_point(quat_abs(relative));
-        let (projection, point) = project_cover_from(&self.shape, p, previous.truncate());
+        let (projection, point) =
+            project_cover_from(&self.shape, &self.ball, p, previous.truncate());
         FullLimit::result(relative, point, projection)
     }
 

@@ -240,7 +240,7 @@ impl RotationLimit for SwingTwistLimit {
     #[inline]
     fn nearest_continuing(&self, relative: Quat, previous: Vec4, _: &LimitContext) -> Limited {
         let (p, twist) = self.split(relative, Some(previous.w));
-        let (swing, point) = project_cover_from(&self.swing, p, previous.truncate());
+        let (swing, point) = project_cover_from(&self.swing, &self.ball, p, previous.truncate());
         self.result(
             relative,
             point,
