@@ -659,6 +659,85 @@ fn apply_then_check_agree_on_random_poses_at_the_default_tolerance() {
     assert!(String::from_utf8_lossy(&nan.stderr).contains("finite"));
 }
 
+/// Hand-written regions that reach past a full turn (every joint's fitted shape centred 5 rad out
+/// and three times as wide, so that most reach past 2π) load, apply and check end to end. The
+/// library's projections once went to points past 2π, whose rotations the region refused; here
+/// the writer's read-back repair hid that, and the contract test (`jointlimits/tests/
+/// contract.rs`, on the examples past a full turn) is the one that catches it.
+#[test]
+fn apply_then_check_agree_with_regions_past_a_full_turn() {
+    let Some(path) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
+        return;
+    };
+    let dir = scratch("past-full-turn");
+    let bvh = jointlimits_io::read_bvh_file(&path).unwrap();
+    let random = dir.join("random.bvh");
+    let clip =
+        jointlimits_io::Bvh::from_motion(&bvh.skeleton, &bvh.channels, &random_pose_clip(&bvh));
+    jointlimits_io::write_bvh_file(&random, &clip.unwrap()).unwrap();
+    let random = random.to_str().unwrap();
+    for (space, shape) in [
+        ("full", "box"),
+        ("full", "ellipsoid"),
+        ("full", "kdop13"),
+        ("swing-twist", "box"),
+    ] {
+        let fitted = dir.join(format!("{space}-{shape}.json"));
+        let fit = jointlimits(&[
+            "fit",
+            path.to_str().unwrap(),
+            "-o",
+            fitted.to_str().unwrap(),
+            "--space",
+            space,
+            "--shape",
+            shape,
+            "--skip-frames",
+            "5",
+        ]);
+        assert!(fit.status.success(), "{}", stderr(&fit));
+        let mut limits: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&fitted).unwrap()).unwrap();
+        for joint in limits["joints"].as_array_mut().unwrap() {
+            let region = &mut joint["region"];
+            let shape = if region["space"] == "full" {
+                &mut region["shape"]
+            } else {
+                &mut region["swing"]
+            };
+            // In the swing plane for swing-twist limits (its third coordinate stays zero).
+            shape["frame"]["center"] = serde_json::json!([4.0, 3.0, 0.0]);
+            let numbers = |key: &str| -> Vec<f64> {
+                shape[key].as_array().map_or(Vec::new(), |values| {
+                    values.iter().map(|v| v.as_f64().unwrap()).collect()
+                })
+            };
+            let semi_axes: Vec<f64> = numbers("semi_axes").iter().map(|a| 3.0 * a).collect();
+            // Slabs and box sides three times as wide, about the frame's centre.
+            let half: Vec<f64> = numbers("min")
+                .iter()
+                .zip(numbers("max"))
+                .map(|(low, high)| 1.5 * (high - low))
+                .collect();
+            if !semi_axes.is_empty() {
+                shape["semi_axes"] = serde_json::json!(semi_axes);
+            }
+            if !half.is_empty() {
+                shape["min"] = serde_json::json!(half.iter().map(|h| -h).collect::<Vec<_>>());
+                shape["max"] = serde_json::json!(half);
+            }
+        }
+        let limits_path = dir.join(format!("{space}-{shape}-far.json"));
+        std::fs::write(&limits_path, serde_json::to_string(&limits).unwrap()).unwrap();
+        let limits_path = limits_path.to_str().unwrap();
+        let limited = dir.join(format!("{space}-{shape}-limited.bvh"));
+        let limited = limited.to_str().unwrap();
+        let apply = jointlimits(&["apply", limits_path, random, "-o", limited]);
+        assert!(apply.status.success(), "{}", stderr(&apply));
+        assert_check_passes(limits_path, limited, "0", shape);
+    }
+}
+
 /// Targets on frames the clip lacks are refused naming where they were given (the track's file
 /// and line, or the option), and negative frames are quoted as written (they read `""`).
 #[test]
