@@ -223,7 +223,7 @@ impl JointLimit {
         // nothing meaningful in the lanes: it gets the one-at-a-time answer, so both paths
         // agree on every input.
         let no_rotation = group.map(|q| !q.is_finite() || q == Quat::from_xyzw(0.0, 0.0, 0.0, 0.0));
-        if inside.iter().all(|&i| i) && !no_rotation.contains(&true) {
+        if inside.iter().all(|&i| i) && !fallback.contains(&true) && !no_rotation.contains(&true) {
             return;
         }
         let local = multiply_left(self.reference, &limited);
@@ -746,14 +746,18 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
             (dx * dx + dy * dy).sqrt()
         };
         swing_distance[i] = distance;
-        inside[i] = distance * distance + twist_distance * twist_distance
-            <= BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
+        let squared = distance * distance + twist_distance * twist_distance;
+        inside[i] = squared <= BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE;
+        // Within a factor of two of the tolerance the lanes' rounding (the swing measured in
+        // the plane) could decide otherwise than the scalar path, which `contains` runs.
+        let at_tolerance = (squared > 0.25 * BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE)
+            & (squared <= 4.0 * BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE);
         // Swings nearer than π − reach never need the long cover's bound.
         needs_bound[i] = !inside[i] & (distance + ball.reach > PI);
         let past_full_turn = may_pass_full_turn
             & (allowed.x[i] * allowed.x[i] + allowed.y[i] * allowed.y[i]
                 > COVER_REACH * COVER_REACH);
-        fallback[i] = !inside[i] & (!well_conditioned[i] | past_full_turn);
+        fallback[i] = !inside[i] & (!well_conditioned[i] | past_full_turn) | at_tolerance;
     }
     for i in 0..LANES {
         if needs_bound[i]

@@ -51,15 +51,14 @@ pub fn other_cover(p: Vec3) -> Option<Vec3> {
     (length > TINY).then(|| p * (1.0 - TAU / length))
 }
 
-/// A projection made within the [`BOUNDARY_TOLERANCE`]: a point that close counts as inside
-/// (at no distance), and keeps the region's own nearest point, which an answer that moves
-/// another coordinate (a swing-twist limit's twist) takes.
+/// A projection made within the [`BOUNDARY_TOLERANCE`]: a point that close counts as inside,
+/// and keeps the region's own nearest point and its distance, which an answer that moves
+/// another coordinate (a swing-twist limit's twist) takes and counts.
 #[inline(always)]
 pub(crate) fn settle_projection(projection: Projection) -> Projection {
     if !projection.inside && projection.distance <= BOUNDARY_TOLERANCE {
         return Projection {
             inside: true,
-            distance: 0.0,
             ..projection
         };
     }
@@ -81,7 +80,7 @@ pub(crate) fn within_full_turn(
     if !ball.passes_full_turn() || projection.point.length_squared() <= COVER_REACH * COVER_REACH {
         return projection;
     }
-    project_within_full_turn(shape, from)
+    settle_projection(project_within_full_turn(shape, from))
 }
 
 /// The projection of `x` onto `C ∩ B`, the shape `C` cut to the ball `B` of radius

@@ -171,13 +171,18 @@ impl SwingTwistLimit {
         // settled projection keeps), so it is no farther out than rounding; kept as it was, it
         // could sit at the tolerance's edge and read back outside.
         let allowed_swing = self.swing_basis * swing.point.with_z(0.0);
-        let limited = Limited {
+        let mut limited = Limited {
             relative: from_scaled_angle_axis(allowed_swing)
                 * rotation_about(self.twist_axis, twist.allowed),
             inside: false,
             violation,
             measured,
         };
+        // On the long cover the logarithm stretches rotation distances (without bound towards a
+        // full turn), as for full-space limits.
+        if point.length_squared() > PI * PI {
+            limited = crate::contract::settle(relative, limited);
+        }
         let close = |swing: Vec2, twist: f32| {
             let (projection, _) = project_covers(&self.swing, &self.ball, swing.extend(0.0));
             let twist = self.twist.measure(twist).distance;

@@ -36,7 +36,7 @@ pub struct Projection {
     /// Whether the input was already inside (or, once settled by the covers' test, within the
     /// tolerance of the region: then `point` is still the region's nearest point).
     pub inside: bool,
-    /// The distance from the input to `point` (0 when inside), in radians.
+    /// The distance from the input to `point` (0 when the shape holds the input), in radians.
     pub distance: f32,
 }
 
