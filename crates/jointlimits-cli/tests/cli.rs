@@ -595,17 +595,24 @@ fn random_pose_clip(bvh: &jointlimits_io::Bvh) -> jointlimits::Motion {
     motion
 }
 
+/// Writes [`random_pose_clip`] of the clip at `path` as `random.bvh` in `dir`, and returns its
+/// path.
+fn write_random_pose_clip(path: &std::path::Path, dir: &std::path::Path) -> std::path::PathBuf {
+    let bvh = jointlimits_io::read_bvh_file(path).unwrap();
+    let random = dir.join("random.bvh");
+    let clip =
+        jointlimits_io::Bvh::from_motion(&bvh.skeleton, &bvh.channels, &random_pose_clip(&bvh));
+    jointlimits_io::write_bvh_file(&random, &clip.unwrap()).unwrap();
+    random
+}
+
 #[test]
 fn apply_then_check_agree_on_random_poses_at_the_default_tolerance() {
     let Some(path) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
         return;
     };
     let dir = scratch("random-poses");
-    let bvh = jointlimits_io::read_bvh_file(&path).unwrap();
-    let random = dir.join("random.bvh");
-    let clip =
-        jointlimits_io::Bvh::from_motion(&bvh.skeleton, &bvh.channels, &random_pose_clip(&bvh));
-    jointlimits_io::write_bvh_file(&random, &clip.unwrap()).unwrap();
+    let random = write_random_pose_clip(&path, &dir);
     let random = random.to_str().unwrap();
     // Reach cones and swing-twist boxes once left 0.002° outside on such poses.
     for (space, shape) in [
@@ -670,11 +677,7 @@ fn apply_then_check_agree_with_regions_past_a_full_turn() {
         return;
     };
     let dir = scratch("past-full-turn");
-    let bvh = jointlimits_io::read_bvh_file(&path).unwrap();
-    let random = dir.join("random.bvh");
-    let clip =
-        jointlimits_io::Bvh::from_motion(&bvh.skeleton, &bvh.channels, &random_pose_clip(&bvh));
-    jointlimits_io::write_bvh_file(&random, &clip.unwrap()).unwrap();
+    let random = write_random_pose_clip(&path, &dir);
     let random = random.to_str().unwrap();
     for (space, shape) in [
         ("full", "box"),

@@ -209,10 +209,10 @@ pub(crate) fn example_cloud(center: DVec3, spread: f64) -> Vec<DVec3> {
         .collect()
 }
 
-/// The centre and spread of an example cloud whose shapes reach past a full turn (to about
-/// 6.5 rad) from a nearest point about 3.5 rad out: regions only hand-written limits have, whose
-/// part beyond [`covers::COVER_REACH`] holds no rotation. (Their swings stay clear of 180°,
-/// where a swing-twist split is singular.)
+/// The centre and spread of an example cloud whose shapes reach past a full turn (their
+/// bounding balls to 7–8 rad) from a nearest point about 4 rad out: regions only hand-written
+/// limits have, whose part beyond [`covers::COVER_REACH`] holds no rotation. (Their swings stay
+/// clear of 180°, where a swing-twist split is singular.)
 pub(crate) const PAST_FULL_TURN: (DVec3, f64) = (DVec3::new(5.0, 3.0, 0.0), 2.5);
 
 /// Every limit-space shape kind fitted to `cloud` with the default options.
