@@ -213,6 +213,39 @@ fn hostile_numbers_are_refused_naming_joint_and_field() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A k-DOP's slabs that orient nothing or meet in nothing are refused saying so, naming the
+/// slab: a zero direction once read "a point is not finite", slabs with no common point "the
+/// points span no volume".
+#[test]
+fn kdop_slabs_that_bound_nothing_are_refused_saying_why() {
+    let Some(clip) = jointlimits_testdata::fixture("cmu_mb2/12_01_walk.bvh") else {
+        return;
+    };
+    let clip = clip.to_str().unwrap();
+    let dir = scratch("kdop");
+    let kdop = fitted(&dir, clip, &["--shape", "kdop13"]);
+    let mut zero = kdop.clone();
+    zero["joints"][0]["region"]["shape"]["directions"][1] = json!([0.0, 0.0, 0.0]);
+    assert_refused(
+        &dir,
+        clip,
+        &zero,
+        "region: k-DOP direction 1 has zero length",
+    );
+    // The first slab moved past itself: its interval above everything the others allow.
+    let mut apart = kdop.clone();
+    let shape = &mut apart["joints"][0]["region"]["shape"];
+    shape["min"][0] = json!(50.0);
+    shape["max"][0] = json!(60.0);
+    assert_refused(
+        &dir,
+        clip,
+        &apart,
+        "region: the k-DOP slabs meet in no volume",
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn hull_vertex_lists_never_panic() {
     let Some(clip) = jointlimits_testdata::fixture("cmu_mb2/12_01_walk.bvh") else {

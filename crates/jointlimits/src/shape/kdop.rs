@@ -180,10 +180,17 @@ impl TryFrom<KdopData> for KdopShape {
         let mut bounds = Vec::with_capacity(2 * k);
         for i in 0..k {
             let d = data.directions[i].as_dvec3().normalize_or_zero();
+            if d == DVec3::ZERO {
+                return Err(KdopError::ZeroDirection(i));
+            }
             directions.extend([d, -d]);
             bounds.extend([f64::from(data.max[i]), -f64::from(data.min[i])]);
         }
-        let polytope = Polytope::from_halfspaces(&directions, &bounds).map_err(KdopError::Hull)?;
+        let polytope =
+            Polytope::from_halfspaces(&directions, &bounds).map_err(|error| match error {
+                HullError::Flat => KdopError::NoVolume,
+                other => KdopError::Hull(other),
+            })?;
         Ok(KdopShape {
             frame: data.frame,
             directions: data.directions,
@@ -214,7 +221,13 @@ pub enum KdopError {
     /// A number is NaN or infinite.
     #[error("a k-DOP number is not finite")]
     NonFinite,
-    /// The slabs do not bound a solid (unbounded directions or empty intersection).
+    /// A slab direction of zero length (its index), which orients no slab.
+    #[error("k-DOP direction {0} has zero length")]
+    ZeroDirection(usize),
+    /// The slabs meet in nothing, or in a flat set (a plane, a line or a point).
+    #[error("the k-DOP slabs meet in no volume (their intersection is empty or flat)")]
+    NoVolume,
+    /// The slabs do not bound a solid (directions leaving it open, or a construction failure).
     #[error("the k-DOP slabs do not bound a solid: {0}")]
     Hull(HullError),
 }
