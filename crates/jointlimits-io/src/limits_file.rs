@@ -178,6 +178,7 @@ pub fn parse_limits(text: &str, name: &str) -> Result<SkeletonLimits, LimitsFile
     // A byte-order mark, which some editors on Windows write, is not JSON but says nothing
     // wrong about the text.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    expect_object(text, name)?;
     let header: Header = serde_json::from_str(text).map_err(|e| syntax_error(name, text, e))?;
     let invalid = |source| LimitsFileError::Invalid {
         name: name.to_string(),
@@ -198,6 +199,29 @@ pub fn parse_limits(text: &str, name: &str) -> Result<SkeletonLimits, LimitsFile
     deserializer.end().map_err(|e| json_error(name, e))?;
     limits.validate().map_err(invalid)?;
     Ok(limits)
+}
+
+/// A limits file is a JSON object: other JSON (an array, a number, a string) is refused where it
+/// starts, saying so (a struct read from an array would name its first field's type instead).
+fn expect_object(text: &str, name: &str) -> Result<(), LimitsFileError> {
+    let Some((at, first)) = text.char_indices().find(|(_, c)| !c.is_whitespace()) else {
+        return Ok(());
+    };
+    if first == '{' {
+        return Ok(());
+    }
+    let before = &text[..at];
+    let line = before.matches('\n').count() + 1;
+    let column = at - before.rfind('\n').map_or(0, |newline| newline + 1) + 1;
+    Err(LimitsFileError::Json {
+        name: name.to_string(),
+        line,
+        column,
+        message: format!(
+            "a limits file is a JSON object ({{\"format\": \"{FORMAT_NAME}\", \"version\": \
+             {FORMAT_VERSION}, \"joints\": [...]}}); this text starts with {first:?}"
+        ),
+    })
 }
 
 /// Reads and validates a limits file.
@@ -228,6 +252,23 @@ pub fn write_limits_file(path: &Path, limits: &SkeletonLimits) -> Result<(), Lim
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_that_is_not_a_json_object_is_refused_where_it_starts() {
+        for (text, place, first) in [
+            ("\n  [1, 2, 3]", "limits.json:2:3:", "'['"),
+            ("42", "limits.json:1:1:", "'4'"),
+            ("\u{feff}\"joints\"", "limits.json:1:1:", "'\"'"),
+        ] {
+            let message = parse_limits(text, "limits.json").unwrap_err().to_string();
+            assert!(
+                message.starts_with(place)
+                    && message.contains("a limits file is a JSON object")
+                    && message.ends_with(&format!("starts with {first}")),
+                "{message}"
+            );
+        }
+    }
 
     #[test]
     fn a_word_or_number_json_cannot_read_never_panics_the_reader_wherever_it_lies() {
