@@ -606,6 +606,31 @@ fn write_random_pose_clip(path: &std::path::Path, dir: &std::path::Path) -> std:
     random
 }
 
+/// Fits the clip at `path` (every fifth frame) in `space` with `shape`, writing
+/// `SPACE-SHAPE.json` in `dir`, and returns its path.
+fn fit_space_and_shape(
+    path: &std::path::Path,
+    dir: &std::path::Path,
+    space: &str,
+    shape: &str,
+) -> std::path::PathBuf {
+    let limits = dir.join(format!("{space}-{shape}.json"));
+    let fit = jointlimits(&[
+        "fit",
+        path.to_str().unwrap(),
+        "-o",
+        limits.to_str().unwrap(),
+        "--space",
+        space,
+        "--shape",
+        shape,
+        "--skip-frames",
+        "5",
+    ]);
+    assert!(fit.status.success(), "{}", stderr(&fit));
+    limits
+}
+
 #[test]
 fn apply_then_check_agree_on_random_poses_at_the_default_tolerance() {
     let Some(path) = jointlimits_testdata::fixture("cmu_daz/martial_04.bvh") else {
@@ -632,25 +657,8 @@ fn apply_then_check_agree_on_random_poses_at_the_default_tolerance() {
         ("full", "cone"),
         ("full", "spherical-ellipse"),
     ] {
-        let limits = dir.join(format!("{space}-{shape}.json"));
+        let limits = fit_space_and_shape(&path, &dir, space, shape);
         let limits = limits.to_str().unwrap();
-        let fit = jointlimits(&[
-            "fit",
-            path.to_str().unwrap(),
-            "-o",
-            limits,
-            "--space",
-            space,
-            "--shape",
-            shape,
-            "--skip-frames",
-            "5",
-        ]);
-        assert!(
-            fit.status.success(),
-            "{}",
-            String::from_utf8_lossy(&fit.stderr)
-        );
         let limited = dir.join(format!("{space}-{shape}-limited.bvh"));
         let limited = limited.to_str().unwrap();
         let apply = jointlimits(&["apply", limits, random, "-o", limited]);
@@ -685,20 +693,7 @@ fn apply_then_check_agree_with_regions_past_a_full_turn() {
         ("full", "kdop13"),
         ("swing-twist", "box"),
     ] {
-        let fitted = dir.join(format!("{space}-{shape}.json"));
-        let fit = jointlimits(&[
-            "fit",
-            path.to_str().unwrap(),
-            "-o",
-            fitted.to_str().unwrap(),
-            "--space",
-            space,
-            "--shape",
-            shape,
-            "--skip-frames",
-            "5",
-        ]);
-        assert!(fit.status.success(), "{}", stderr(&fit));
+        let fitted = fit_space_and_shape(&path, &dir, space, shape);
         let mut limits: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&fitted).unwrap()).unwrap();
         for joint in limits["joints"].as_array_mut().unwrap() {

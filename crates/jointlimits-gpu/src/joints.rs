@@ -4,7 +4,7 @@
 
 use glam::{Vec3, Vec4};
 use jointlimits::prepared::PreparedLimit;
-use jointlimits::region::covers::{Ball, COVER_REACH};
+use jointlimits::region::covers::Ball;
 use jointlimits::rotation_cells::InsideCells;
 use jointlimits::shape::polytope::PolytopeTables;
 use jointlimits::shape::{Frame, Polytope, Shape};
@@ -190,7 +190,7 @@ fn native(limit: &JointLimit, lookup: &mut Vec<u32>) -> Option<Kernel> {
         ),
         _ => return None,
     };
-    if ball.reach > COVER_REACH {
+    if ball.passes_full_turn() {
         // Projections onto the part within a full turn are a search the host makes
         // (`covers::within_full_turn`); only hand-written regions reach that far.
         return None;

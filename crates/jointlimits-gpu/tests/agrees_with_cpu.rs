@@ -6,7 +6,6 @@
 use glam::{DQuat, Quat, Vec3};
 use jointlimits::fit::{FitOptions, ShapeKind, fit_skeleton_limits};
 use jointlimits::prepared::PreparedLimit;
-use jointlimits::region::covers::COVER_REACH;
 use jointlimits::rotation::angle_between;
 use jointlimits::shape::KdopDirections;
 use jointlimits::shape::Shape;
@@ -374,10 +373,10 @@ fn every_kind_runs_and_joints_limited_on_the_host_equal_the_cpu_bit_for_bit() {
             limit.as_ref().is_some_and(|limit| {
                 // Regions reaching past a full turn are projected on the host.
                 let native = match &limit.region {
-                    LimitRegion::Full(full) => full.ball().reach <= COVER_REACH,
+                    LimitRegion::Full(full) => !full.ball().passes_full_turn(),
                     LimitRegion::SwingTwist(swing_twist) => {
                         matches!(swing_twist.swing(), Shape::Box(_) | Shape::Ellipsoid(_))
-                            && swing_twist.ball().reach <= COVER_REACH
+                            && !swing_twist.ball().passes_full_turn()
                     }
                     // As the swing-twist ellipsoids they are.
                     LimitRegion::Cone(_) | LimitRegion::SphericalEllipse(_) => true,

@@ -213,10 +213,9 @@ mod tests {
 
     /// Whether a full-space or swing region reaches past a full turn.
     fn reaches_past_full_turn(region: &LimitRegion) -> bool {
-        use crate::region::covers::COVER_REACH;
         match region {
-            LimitRegion::Full(full) => full.ball().reach > COVER_REACH,
-            LimitRegion::SwingTwist(limit) => limit.ball().reach > COVER_REACH,
+            LimitRegion::Full(full) => full.ball().passes_full_turn(),
+            LimitRegion::SwingTwist(limit) => limit.ball().passes_full_turn(),
             _ => false,
         }
     }

@@ -16,7 +16,7 @@
 //! No rotation has a cover point farther than 2π from the origin, and near that sphere the
 //! points measure rotations badly, so a region holds only its points within [`COVER_REACH`]
 //! (2π − 0.1) of the origin: a region reaching past it (only hand-written ones do) is cut there,
-//! and projected onto that part (see [`within_full_turn`]).
+//! and projected onto that part (see `within_full_turn`).
 
 use std::f32::consts::TAU;
 
@@ -69,12 +69,7 @@ pub(crate) fn settle_projection(projection: Projection) -> Projection {
 /// [`COVER_REACH`], and otherwise the projection onto the shape's part within it
 /// ([`project_within_full_turn`]).
 #[inline(always)]
-pub(crate) fn within_full_turn(
-    shape: &Shape,
-    ball: &Ball,
-    from: Vec3,
-    projection: Projection,
-) -> Projection {
+fn within_full_turn(shape: &Shape, ball: &Ball, from: Vec3, projection: Projection) -> Projection {
     // An inside projection's point is `from` itself (or within the tolerance of it): a long
     // point the cut refuses goes onto the cut region.
     if !ball.passes_full_turn() || projection.point.length_squared() <= COVER_REACH * COVER_REACH {
@@ -95,7 +90,7 @@ pub(crate) fn within_full_turn(
 /// reach past a full turn.
 #[cold]
 #[inline(never)]
-pub(crate) fn project_within_full_turn(shape: &Shape, x: Vec3) -> Projection {
+fn project_within_full_turn(shape: &Shape, x: Vec3) -> Projection {
     let (mut low, mut high) = (0.0f32, 1.0f32);
     let mut within = shape.project(Vec3::ZERO).point;
     for _ in 0..SCALE_HALVINGS {

@@ -21,10 +21,9 @@ pub fn joint(region: LimitRegion) -> JointLimit {
 /// mostly rotations the long way round, which the quick inside tests, proven on the short way,
 /// leave to the exact test).
 pub fn reaches_past_full_turn(region: &LimitRegion) -> bool {
-    use jointlimits::region::covers::COVER_REACH;
     match region {
-        LimitRegion::Full(full) => full.ball().reach > COVER_REACH,
-        LimitRegion::SwingTwist(limit) => limit.ball().reach > COVER_REACH,
+        LimitRegion::Full(full) => full.ball().passes_full_turn(),
+        LimitRegion::SwingTwist(limit) => limit.ball().passes_full_turn(),
         _ => false,
     }
 }
