@@ -190,7 +190,19 @@ pub(crate) fn distance_to_box(frame: &Frame, min: Vec3, max: Vec3, x: Vec3) -> f
 /// ties.
 #[inline(always)]
 pub fn project_covers(shape: &Shape, ball: &Ball, p: Vec3) -> (Projection, Vec3) {
-    let short = settle_projection(shape.project(p));
+    project_covers_given(shape, ball, p, shape.project(p))
+}
+
+/// [`project_covers`] given the short cover's projection `short` of `p`, made already (a
+/// polytope's inside test is that projection's first step, so its callers project first).
+#[inline(always)]
+pub fn project_covers_given(
+    shape: &Shape,
+    ball: &Ball,
+    p: Vec3,
+    short: Projection,
+) -> (Projection, Vec3) {
+    let short = settle_projection(short);
     if short.inside {
         return (short, p);
     }

@@ -8,7 +8,9 @@
 use glam::{DVec3, Quat, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::covers::{Ball, project_cover_from, project_covers, surely_nearer_cover};
+use super::covers::{
+    Ball, project_cover_from, project_covers, project_covers_given, surely_nearer_cover,
+};
 use crate::contract::{LimitContext, Limited, RotationLimit, settle};
 use crate::rotation::{from_scaled_angle_axis, quat_abs};
 use crate::shape::{LimitShape, Projection, Shape};
@@ -121,12 +123,28 @@ impl FullLimit {
         let (projection, point) = project_covers(&self.shape, &self.ball, p);
         FullLimit::result(relative, point, projection)
     }
+
+    /// [`FullLimit::nearest_outside`] given the short point's projection `short` (out of line,
+    /// as it is).
+    #[inline(never)]
+    fn nearest_outside_given(&self, relative: Quat, p: Vec3, short: Projection) -> Limited {
+        let (projection, point) = project_covers_given(&self.shape, &self.ball, p, short);
+        FullLimit::result(relative, point, projection)
+    }
 }
 
 impl RotationLimit for FullLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let p = full_point(quat_abs(relative));
+        if self.shape.tests_inside_in_projection() {
+            // A polytope's inside test is its projection's first step: taken once.
+            let short = self.shape.project(p);
+            if short.inside {
+                return Limited::unchanged(relative, p.extend(0.0));
+            }
+            return self.nearest_outside_given(relative, p, short);
+        }
         // The inside test alone first: the common case at runtime, and answered in registers.
         if self.shape.contains(p) {
             return Limited::unchanged(relative, p.extend(0.0));

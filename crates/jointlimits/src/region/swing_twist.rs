@@ -17,7 +17,9 @@ use std::f32::consts::PI;
 use glam::{DVec3, Mat3, Quat, Vec2, Vec3, Vec4};
 use serde::{Deserialize, Serialize};
 
-use super::covers::{Ball, project_cover_from, project_covers, surely_nearer_cover};
+use super::covers::{
+    Ball, project_cover_from, project_covers, project_covers_given, surely_nearer_cover,
+};
 use super::half_swing::settle_near_half_swing;
 use super::swing_symmetry::require_mirror_symmetric;
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
@@ -206,6 +208,20 @@ impl SwingTwistLimit {
         let (swing, point) = project_covers(&self.swing, &self.ball, p);
         self.result(relative, point, swing, self.twist.measure(twist))
     }
+
+    /// [`SwingTwistLimit::nearest_outside`] given the short swing point's projection `short`
+    /// (out of line, as it is).
+    #[inline(never)]
+    fn nearest_outside_given(
+        &self,
+        relative: Quat,
+        p: Vec3,
+        twist: f32,
+        short: Projection,
+    ) -> Limited {
+        let (swing, point) = project_covers_given(&self.swing, &self.ball, p, short);
+        self.result(relative, point, swing, self.twist.measure(twist))
+    }
 }
 
 /// [`RotationLimit::continues_as`] for the kinds that measure a rotation as a swing-plane point
@@ -235,6 +251,14 @@ impl RotationLimit for SwingTwistLimit {
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
         let (p, twist) = self.split(relative, None);
+        if self.swing.tests_inside_in_projection() {
+            // A polytope's inside test is its projection's first step: taken once.
+            let short = self.swing.project(p);
+            if short.inside && self.twist.contains(twist) {
+                return Limited::unchanged(relative, p.extend(twist));
+            }
+            return self.nearest_outside_given(relative, p, twist, short);
+        }
         // The inside test alone first: the common case at runtime, and answered in registers.
         if self.twist.contains(twist) && self.swing.contains(p) {
             return Limited::unchanged(relative, p.extend(twist));

@@ -180,6 +180,14 @@ impl LimitShape for Shape {
 }
 
 impl Shape {
+    /// Whether the projection's first step is the inside test (polytopes: the face a point
+    /// rises above, looked up, which says inside when there is none), so that a caller testing
+    /// before projecting would take that step twice.
+    #[inline(always)]
+    pub fn tests_inside_in_projection(&self) -> bool {
+        matches!(self, Shape::Kdop(_) | Shape::Hull(_))
+    }
+
     /// How deep inside the region `p` lies, at least: every point within this distance of `p`
     /// is inside. At most zero when `p` is outside, and then its negation is at most `p`'s
     /// distance from the region.
