@@ -348,6 +348,59 @@ fn table_streams_jump_once_per_half_turn_of_twist() {
     }
 }
 
+/// A bone held still at an allowed direction while its twist turns slowly past its range, on a
+/// 32² table fitted to a walk (the arm's twist limits peak at a grid vertex there, a kink of the
+/// bilinear limits): the stream's output follows the nearest and moves only where the nearest
+/// itself switches (to another vertex, or to the other end of the range as the twist crosses
+/// half a turn). Its local search used to stop on alternate sides of the vertex, 3–5° apart,
+/// frame after frame (38 jumps of over half a degree on this sweep, where the nearest jumps twice;
+/// found by an outside check); now each jump is one switch of the nearest's.
+#[test]
+fn a_table_stream_follows_the_nearest_past_a_kink_without_flickering() {
+    use jointlimits::Limiter;
+    let Some(path) = fixture("cmu_mb2/12_01_walk.bvh") else {
+        return;
+    };
+    let bvh = read_bvh_file(&path).unwrap();
+    let motion = bvh.to_motion();
+    let options = FitOptions {
+        shape: ShapeKind::Table(32),
+        ..FitOptions::default()
+    };
+    let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
+    let limit = limits.find("RightArm").unwrap().clone();
+    let LimitRegion::Table(table) = &limit.region else {
+        panic!("RightArm is not a table")
+    };
+    // The channels `Zrotation Yrotation Xrotation` at (90°, −22.5°, x): the bone (along x) held
+    // at one direction while x, its twist, turns by half a degree a frame.
+    let local = |x: f32| {
+        Quat::from_rotation_z(90f32.to_radians())
+            * Quat::from_rotation_y(-22.5f32.to_radians())
+            * Quat::from_rotation_x(x.to_radians())
+    };
+    let mut limiter = Limiter::new(vec![Some(limit.clone())]);
+    let (mut stream_jumps, mut nearest_jumps) = (0, 0);
+    let (mut previous, mut previous_nearest) = (None::<Vec3>, None::<Vec3>);
+    for frame in 0..720 {
+        let q = local(-22.5 - 0.5 * frame as f32);
+        let (_, limited) = limiter.limit_joint(0, q);
+        let nearest = table.nearest(limit.relative(q), &LimitContext::NONE);
+        let (here, there) = (limited.measured.truncate(), nearest.measured.truncate());
+        let jumped = |from: Option<Vec3>, to: Vec3| {
+            from.is_some_and(|from| from.angle_between(to) > 0.5f32.to_radians())
+        };
+        stream_jumps += usize::from(jumped(previous, here));
+        nearest_jumps += usize::from(jumped(previous_nearest, there));
+        (previous, previous_nearest) = (Some(here), Some(there));
+    }
+    eprintln!("output direction jumps: {stream_jumps}; the nearest's: {nearest_jumps}");
+    assert!(
+        stream_jumps <= nearest_jumps,
+        "{stream_jumps} jumps of the stream where the nearest jumps {nearest_jumps} times"
+    );
+}
+
 /// One-frame spikes of a stream: frames whose output moves more than `threshold` radians and
 /// whose next output returns at least half way to the output before.
 fn one_frame_spikes(outputs: &[Quat], threshold: f32) -> usize {

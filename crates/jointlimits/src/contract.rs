@@ -153,6 +153,16 @@ pub trait RotationLimit {
         false
     }
 
+    /// Whether the stateless answer `nearest` lies where a stream's continuation `continued`
+    /// (both for `relative`, on the same cover and turn) was heading: the kind's cost falls all
+    /// the way from the one to the other, so the local search behind the continuation stopped
+    /// short of the minimum of its own basin. (A table's twist limits are bilinear per cell,
+    /// with kinks at cell edges, where the search can stop on alternate sides of a minimum
+    /// frame after frame.) A stream then takes `nearest`. The default is `false`.
+    fn leads_to(&self, _relative: Quat, _continued: &Limited, _nearest: &Limited) -> bool {
+        false
+    }
+
     /// Where a stream whose continuation strayed past the switch margin can pick up on the
     /// turn the stateless answer `nearest` uses without leaving the basin it was in: `previous`
     /// (the stream's last [`Limited::measured`]) moved onto that turn. Crossing the half turn

@@ -225,13 +225,18 @@ fn stream_answer(
     // `check` rejects it: only moved answers qualify.
     let within_margin = |l: &Limited| !l.inside && l.violation <= nearest.violation + margin;
     if within_margin(&continued) || (!continued.inside && limit.region.is_degenerate(relative)) {
+        // A continuation that stopped short of the nearest in its own basin would trail it,
+        // and could stop on alternate sides of it frame after frame: continuing leads there.
+        if within_margin(&continued) && limit.region.leads_to(relative, &continued, &nearest) {
+            return nearest;
+        }
         return continued;
     }
-    // The turn must change; the basin need not.
+    // The turn must change; the basin need not (unless continuing in it leads to the nearest).
     limit
         .region
         .previous_on_nearest_turn(previous, &nearest)
         .map(|p| limit.limit_relative_continuing_in(relative, p, context))
-        .filter(within_margin)
+        .filter(|c| within_margin(c) && !limit.region.leads_to(relative, c, &nearest))
         .unwrap_or(nearest)
 }

@@ -93,6 +93,13 @@ macro_rules! register_limit_kinds {
             }
 
             #[inline]
+            fn leads_to(&self, relative: Quat, continued: &Limited, nearest: &Limited) -> bool {
+                match self {
+                    $(LimitRegion::$variant(kind) => kind.leads_to(relative, continued, nearest),)*
+                }
+            }
+
+            #[inline]
             fn previous_on_nearest_turn(&self, previous: Vec4, nearest: &Limited) -> Option<Vec4> {
                 match self {
                     $(LimitRegion::$variant(kind) => kind.previous_on_nearest_turn(previous, nearest),)*

@@ -173,6 +173,15 @@ impl TableLimit {
         resolution: usize,
         values: impl Fn(Vec3) -> TableValues + Sync,
     ) -> TableLimit {
+        TableLimit::from_vertex_fn(twist_axis, resolution, |_, direction| values(direction))
+    }
+
+    /// [`TableLimit::from_fn`] given each vertex's index (row-major) as well as its direction.
+    pub fn from_vertex_fn(
+        twist_axis: Vec3,
+        resolution: usize,
+        values: impl Fn(usize, Vec3) -> TableValues + Sync,
+    ) -> TableLimit {
         let map = map_around(twist_axis);
         let side = resolution + 1;
         let all: Vec<TableValues> = {
@@ -181,7 +190,7 @@ impl TableLimit {
                 .into_par_iter()
                 .map(|index| {
                     let p = VertexGrid::vertex_position(resolution, index % side, index / side);
-                    values(map.to_sphere(p))
+                    values(index, map.to_sphere(p))
                 })
                 .collect()
         };
@@ -946,6 +955,53 @@ impl RotationLimit for TableLimit {
         }
         self.contains_measured(relative, context)
     }
+    /// Along the great arc from the continuation's direction to the nearest's, tested every
+    /// quarter of a cell (as [`TableLimit::first_crossing`] walks), every direction is allowed and
+    /// the cost `α² + δ²` of the input (on the continuation's twist turn, which must be the
+    /// nearest's) never rises: the nearest lies downhill of the continuation.
+    fn leads_to(&self, relative: Quat, continued: &Limited, nearest: &Limited) -> bool {
+        /// Samples of the arc at most: farther apart, the two are not one basin's.
+        const MOST_STEPS: usize = 64;
+        let turned = continued.measured.w;
+        if continued.inside || nearest.inside || (nearest.measured.w - turned).abs() > 1e-3 {
+            return false;
+        }
+        // Within the accuracy promised of the nearest, the continuation is as near: it stays,
+        // so that a stream on a plateau of equal costs does not follow the nearest about it.
+        if continued.violation - nearest.violation <= GLOBAL_TOLERANCE {
+            return false;
+        }
+        let (Some(from), Some(to)) = (
+            continued.measured.truncate().try_normalize(),
+            nearest.measured.truncate().try_normalize(),
+        ) else {
+            return false;
+        };
+        let (_, direction) = self.measure(relative);
+        let cost = |e: Vec3| cost_at(direction, e, self.measure_at(e, turned));
+        let arc = angle(from, to);
+        let steps = (arc / (0.25 * self.cell_angle())).ceil() as usize;
+        if steps > MOST_STEPS {
+            return false;
+        }
+        let Some(turn_axis) = from.cross(to).try_normalize() else {
+            // The same direction (or opposite ones, which no short arc joins).
+            return arc < 1e-6;
+        };
+        let mut last = cost(from);
+        for k in 1..=steps {
+            let t = k as f32 / steps as f32;
+            let e = (Quat::from_axis_angle(turn_axis, t * arc) * from).normalize();
+            let here = cost(e);
+            // Room for the rounding of the costs (squared radians, f32).
+            if !self.swing.contains(e) || here > last + 4e-7 * (1.0 + last) {
+                return false;
+            }
+            last = here;
+        }
+        true
+    }
+
     /// The previous direction with the nearest answer's twist turn.
     fn previous_on_nearest_turn(&self, previous: Vec4, nearest: &Limited) -> Option<Vec4> {
         Some(previous.truncate().extend(nearest.measured.w))
