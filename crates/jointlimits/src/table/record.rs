@@ -200,9 +200,21 @@ fn decode_channel(text: &str, count: usize) -> Result<Vec<u16>, String> {
                 "is not valid deflate data ({status:?}): the table was damaged or edited by hand; fit or write it again"
             ),
         })?;
+    let damaged = "the table was damaged or edited by hand; fit or write it again";
+    if bytes.len() > 2 * count {
+        return Err(format!(
+            "decodes to more than the {count} values its resolution gives: {damaged}"
+        ));
+    }
+    if bytes.len() % 2 == 1 {
+        return Err(format!(
+            "decodes to {} bytes, not a whole number of 16-bit values: {damaged}",
+            bytes.len()
+        ));
+    }
     if bytes.len() != 2 * count {
         return Err(format!(
-            "holds {} values; the grid has {count}",
+            "holds {} values; the grid has {count}: {damaged}",
             bytes.len() / 2
         ));
     }
@@ -268,6 +280,35 @@ fn base64_decode(text: &str) -> Result<Vec<u8>, String> {
 mod tests {
     use super::*;
     use crate::contract::RotationLimit;
+
+    /// A channel whose deflated data decode to a byte count that is not its grid's is refused
+    /// saying the table was damaged: an outside check flipped one byte of a channel, which then
+    /// decoded to 2,179 bytes for a grid of 1,089 values and read "holds 1089 values; the grid
+    /// has 1089".
+    #[test]
+    fn a_channel_of_the_wrong_length_is_refused_as_damaged() {
+        let count = 1089;
+        let deflated = |length: usize| {
+            base64_encode(&miniz_oxide::deflate::compress_to_vec(
+                &vec![7u8; length],
+                9,
+            ))
+        };
+        assert!(decode_channel(&deflated(2 * count), count).is_ok());
+        for (length, says) in [
+            (2 * count + 1, "more than the 1089 values"),
+            (2 * count + 2, "more than the 1089 values"),
+            (
+                2 * count - 1,
+                "2177 bytes, not a whole number of 16-bit values",
+            ),
+            (2 * count - 2, "holds 1088 values; the grid has 1089"),
+        ] {
+            let problem = decode_channel(&deflated(length), count).unwrap_err();
+            assert!(problem.contains(says), "{length} bytes: {problem}");
+            assert!(problem.contains("damaged"), "{length} bytes: {problem}");
+        }
+    }
 
     #[test]
     fn base64_round_trips() {
