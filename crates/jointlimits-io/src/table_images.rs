@@ -464,6 +464,47 @@ mod tests {
         assert!(!allowed(twisted(0.56)) && !allowed(twisted(-0.56)));
     }
 
+    /// The orientation the README documents: image right and up are the pair of directions
+    /// `(1 + s·a_x²·k, s·a_x·a_y·k, −s·a_x)` and `(a_x·a_y·k, s + a_y²·k, −a_y)` across the bone
+    /// axis `a` (`s` its z's sign, `k = −1/(s + a_z)`), written out here rather than asked of
+    /// glam, for axes on either side of the xy plane.
+    #[test]
+    fn image_right_and_up_are_the_documented_directions_across_the_axis() {
+        let dir = scratch("orientation");
+        for (name, axis) in [
+            ("upper", Vec3::new(0.3, -0.5, 0.8)),
+            ("lower", Vec3::new(-0.6, 0.2, -0.7)),
+        ] {
+            let a = axis.normalize();
+            let s = if a.z >= 0.0 { 1.0 } else { -1.0 };
+            let k = -1.0 / (s + a.z);
+            let right = Vec3::new(1.0 + s * a.x * a.x * k, s * a.x * a.y * k, -s * a.x);
+            let up = Vec3::new(a.x * a.y * k, s + a.y * a.y * k, -a.y);
+            // A blob round pixel (56, 24) of 65: square point (0.75, 0.25), on the diamond, so
+            // the bone at 90° from its axis, turned 22.5° from right towards up (the diamond's
+            // edge spreads the azimuth evenly).
+            paint_table(&dir, name, |x, y| {
+                (x as i64 - 56).abs() + (y as i64 - 24).abs() <= 3
+            });
+            let table = import_table_images(&dir, name, a).unwrap().table;
+            let allowed = |d: Vec3| table.swing().contains(d.normalize());
+            let (cos, sin) = (22.5f32.to_radians().cos(), 22.5f32.to_radians().sin());
+            assert!(
+                allowed(cos * right + sin * up),
+                "{name}: right, a little up"
+            );
+            for other in [
+                sin * right + cos * up,
+                cos * right - sin * up,
+                -cos * right + sin * up,
+                a,
+                -a,
+            ] {
+                assert!(!allowed(other), "{name}: {other}");
+            }
+        }
+    }
+
     #[test]
     fn unusable_images_are_refused_naming_the_file_and_the_pixel() {
         let dir = scratch("refused");

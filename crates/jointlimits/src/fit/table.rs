@@ -4,8 +4,10 @@
 //!    the axis (taken in (−π, π], so clips stored in either cover agree). Frames are gathered
 //!    per grid cell: a representative direction and the smallest and largest twist seen there.
 //! 2. **Allowed directions**: the vertex values are the angle to the nearest representative minus
-//!    a radius `r = padding + 1.5 cells`: the signed distance to the union of caps of radius `r`
-//!    around the data. So every frame is inside, gaps narrower than `2r` close, and concave and
+//!    a radius `r = padding + 1.5 d`, `d = 2√2·s` the widest a cell's diagonal can be (cells of
+//!    side `s = √(4π)/N` on the sphere stretch up to 2:1): `padding + 15/N` radians, 6.7° at 128²
+//!    and 27° at 32². It is the signed distance to the union of caps of radius `r` around the
+//!    data. So every frame is inside, gaps narrower than `2r` close, and concave and
 //!    larger-than-hemisphere regions keep their shape ([`super::super::table::SwingSet`]).
 //! 3. **Twist range**: a Lipschitz envelope of the cells' ranges,
 //!    `min(v) = min_c (τmin_c + ∠(v, d_c)) − p`, `max(v) = max_c (τmax_c − ∠(v, d_c)) + p`
