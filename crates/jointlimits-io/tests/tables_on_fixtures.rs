@@ -245,16 +245,9 @@ fn fitted_table_corrections_are_the_nearest_allowed_rotation() {
 /// readings jumped by up to 4e-4 rad under a wobble of 1e-6 (once in 17 such rotations).
 #[test]
 fn violations_just_outside_fitted_tables_read_steadily() {
-    let Some(path) = fixture("cmu_daz/martial_04.bvh") else {
+    let Some((_, _, limits)) = fitted_tables("cmu_daz/martial_04.bvh", 32) else {
         return;
     };
-    let bvh = read_bvh_file(&path).unwrap();
-    let motion = bvh.to_motion();
-    let options = FitOptions {
-        shape: ShapeKind::Table(32),
-        ..FitOptions::default()
-    };
-    let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
     let none = LimitContext::NONE;
     let mut random = SeededRandom::new(9);
     let (mut readings, mut worst) = (0, 0.0f32);
@@ -289,21 +282,33 @@ fn violations_just_outside_fitted_tables_read_steadily() {
     eprintln!("{readings} readings; the largest jump under a 1e-6 wobble: {worst:e} rad");
 }
 
-/// `martial_04` with 128² tables fitted to it with the default options (none without the
-/// fixture).
+/// The fixture `clip` with tables of `resolution` cells per side fitted to it with the default
+/// options (none without the fixture).
+fn fitted_tables(
+    clip: &str,
+    resolution: u32,
+) -> Option<(
+    jointlimits_io::Bvh,
+    jointlimits::Motion,
+    jointlimits::SkeletonLimits,
+)> {
+    let bvh = read_bvh_file(&fixture(clip)?).unwrap();
+    let motion = bvh.to_motion();
+    let options = FitOptions {
+        shape: ShapeKind::Table(resolution),
+        ..FitOptions::default()
+    };
+    let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
+    Some((bvh, motion, limits))
+}
+
+/// `martial_04` with 128² tables fitted to it with the default options.
 fn martial_tables() -> Option<(
     jointlimits_io::Bvh,
     jointlimits::Motion,
     jointlimits::SkeletonLimits,
 )> {
-    let bvh = read_bvh_file(&fixture("cmu_daz/martial_04.bvh")?).unwrap();
-    let motion = bvh.to_motion();
-    let options = FitOptions {
-        shape: ShapeKind::Table(128),
-        ..FitOptions::default()
-    };
-    let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
-    Some((bvh, motion, limits))
+    fitted_tables("cmu_daz/martial_04.bvh", 128)
 }
 
 /// A bone held at a large swing while its twist turns round and round, through the limiter:
@@ -358,16 +363,9 @@ fn table_streams_jump_once_per_half_turn_of_twist() {
 #[test]
 fn a_table_stream_follows_the_nearest_past_a_kink_without_flickering() {
     use jointlimits::Limiter;
-    let Some(path) = fixture("cmu_mb2/12_01_walk.bvh") else {
+    let Some((_, _, limits)) = fitted_tables("cmu_mb2/12_01_walk.bvh", 32) else {
         return;
     };
-    let bvh = read_bvh_file(&path).unwrap();
-    let motion = bvh.to_motion();
-    let options = FitOptions {
-        shape: ShapeKind::Table(32),
-        ..FitOptions::default()
-    };
-    let limits = fit_skeleton_limits(&bvh.skeleton, &[&motion], &options, &|_| {}).unwrap();
     let limit = limits.find("RightArm").unwrap().clone();
     let LimitRegion::Table(table) = &limit.region else {
         panic!("RightArm is not a table")
