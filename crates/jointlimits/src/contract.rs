@@ -158,7 +158,9 @@ pub trait RotationLimit {
     /// the way from the one to the other, so the local search behind the continuation stopped
     /// short of the minimum of its own basin. (A table's twist limits are bilinear per cell,
     /// with kinks at cell edges, where the search can stop on alternate sides of a minimum
-    /// frame after frame.) A stream then takes `nearest`. The default is `false`.
+    /// frame after frame.) A stream then takes `nearest`. Kinds say `true` only where `nearest`
+    /// is nearer by more than their accuracy, so that a stream on a plateau of equal costs
+    /// stays where it is; the default is `false`.
     fn leads_to(&self, _relative: Quat, _continued: &Limited, _nearest: &Limited) -> bool {
         false
     }

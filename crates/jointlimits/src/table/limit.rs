@@ -173,15 +173,6 @@ impl TableLimit {
         resolution: usize,
         values: impl Fn(Vec3) -> TableValues + Sync,
     ) -> TableLimit {
-        TableLimit::from_vertex_fn(twist_axis, resolution, |_, direction| values(direction))
-    }
-
-    /// [`TableLimit::from_fn`] given each vertex's index (row-major) as well as its direction.
-    pub fn from_vertex_fn(
-        twist_axis: Vec3,
-        resolution: usize,
-        values: impl Fn(usize, Vec3) -> TableValues + Sync,
-    ) -> TableLimit {
         let map = map_around(twist_axis);
         let side = resolution + 1;
         let all: Vec<TableValues> = {
@@ -190,7 +181,7 @@ impl TableLimit {
                 .into_par_iter()
                 .map(|index| {
                     let p = VertexGrid::vertex_position(resolution, index % side, index / side);
-                    values(index, map.to_sphere(p))
+                    values(map.to_sphere(p))
                 })
                 .collect()
         };
@@ -955,7 +946,8 @@ impl RotationLimit for TableLimit {
         }
         self.contains_measured(relative, context)
     }
-    /// Along the great arc from the continuation's direction to the nearest's, tested every
+
+    /// Nearer by more than the accuracy promised (1e-3 rad), and along the great arc from the continuation's direction to the nearest's, tested every
     /// quarter of a cell (as [`TableLimit::first_crossing`] walks), every direction is allowed and
     /// the cost `α² + δ²` of the input (on the continuation's twist turn, which must be the
     /// nearest's) never rises: the nearest lies downhill of the continuation.
