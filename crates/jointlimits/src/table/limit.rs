@@ -947,10 +947,11 @@ impl RotationLimit for TableLimit {
         self.contains_measured(relative, context)
     }
 
-    /// Nearer by more than the accuracy promised (1e-3 rad), and along the great arc from the continuation's direction to the nearest's, tested every
-    /// quarter of a cell (as [`TableLimit::first_crossing`] walks), every direction is allowed and
-    /// the cost `α² + δ²` of the input (on the continuation's twist turn, which must be the
-    /// nearest's) never rises: the nearest lies downhill of the continuation.
+    /// The nearest is nearer by more than the accuracy promised (1e-3 rad), and along the great
+    /// arc from the continuation's direction to the nearest's, tested every quarter of a cell (as
+    /// [`TableLimit::first_crossing`] walks), every direction is allowed and the cost `α² + δ²`
+    /// of the input (on the continuation's twist turn, which must be the nearest's) never
+    /// rises: the nearest lies downhill of the continuation.
     fn leads_to(&self, relative: Quat, continued: &Limited, nearest: &Limited) -> bool {
         /// Samples of the arc at most: farther apart, the two are not one basin's.
         const MOST_STEPS: usize = 64;
