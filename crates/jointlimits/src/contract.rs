@@ -153,15 +153,22 @@ pub trait RotationLimit {
         false
     }
 
-    /// Whether the stateless answer `nearest` lies where a stream's continuation `continued`
-    /// (both for `relative`, on the same cover and turn) was heading: the kind's cost falls all
-    /// the way from the one to the other, so the local search behind the continuation stopped
-    /// short of the minimum of its own basin. (A table's twist limits are bilinear per cell,
-    /// with kinks at cell edges, where the search can stop on alternate sides of a minimum
-    /// frame after frame.) A stream then takes `nearest`. Kinds say `true` only where `nearest`
-    /// is nearer by more than their accuracy, so that a stream on a plateau of equal costs
-    /// stays where it is; the default is `false`.
-    fn leads_to(&self, _relative: Quat, _continued: &Limited, _nearest: &Limited) -> bool {
+    /// Whether a stream's continuation `continued` (from the frame measured as `previous`) jumped
+    /// short of where it was heading, the stateless answer `nearest` (both for `relative`, on
+    /// the same cover and turn): it moved far from `previous` in one frame, and the kind's cost
+    /// falls all the way from it to `nearest`, so the local search behind it stopped short of the
+    /// minimum of its own basin. (A table's twist limits are bilinear per cell, with kinks at cell
+    /// edges, where the search can stop on alternate sides of a minimum frame after frame.) A
+    /// stream then takes `nearest`, a jump no larger a switch than the one it replaces. Kinds say
+    /// `true` only where `nearest` is nearer by more than their accuracy, so that a stream on a
+    /// plateau of equal costs stays where it is; the default is `false`.
+    fn leads_to(
+        &self,
+        _relative: Quat,
+        _previous: Vec4,
+        _continued: &Limited,
+        _nearest: &Limited,
+    ) -> bool {
         false
     }
 

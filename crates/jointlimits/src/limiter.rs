@@ -225,18 +225,23 @@ fn stream_answer(
     // `check` rejects it: only moved answers qualify.
     let within_margin = |l: &Limited| !l.inside && l.violation <= nearest.violation + margin;
     if within_margin(&continued) || (!continued.inside && limit.region.is_degenerate(relative)) {
-        // A continuation that stopped short of the nearest in its own basin would trail it,
-        // and could stop on alternate sides of it frame after frame: continuing leads there.
-        if within_margin(&continued) && limit.region.leads_to(relative, &continued, &nearest) {
+        // A continuation that jumped short of the nearest in its own basin could stop on
+        // alternate sides of it frame after frame: continuing leads there.
+        if within_margin(&continued)
+            && limit
+                .region
+                .leads_to(relative, previous, &continued, &nearest)
+        {
             return nearest;
         }
         return continued;
     }
-    // The turn must change; the basin need not (unless continuing in it leads to the nearest).
+    // The turn must change; the basin need not (unless continuing in it jumps short of the
+    // nearest, as above).
     limit
         .region
         .previous_on_nearest_turn(previous, &nearest)
         .map(|p| limit.limit_relative_continuing_in(relative, p, context))
-        .filter(|c| within_margin(c) && !limit.region.leads_to(relative, c, &nearest))
+        .filter(|c| within_margin(c) && !limit.region.leads_to(relative, previous, c, &nearest))
         .unwrap_or(nearest)
 }

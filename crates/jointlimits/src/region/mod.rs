@@ -93,9 +93,17 @@ macro_rules! register_limit_kinds {
             }
 
             #[inline]
-            fn leads_to(&self, relative: Quat, continued: &Limited, nearest: &Limited) -> bool {
+            fn leads_to(
+                &self,
+                relative: Quat,
+                previous: Vec4,
+                continued: &Limited,
+                nearest: &Limited,
+            ) -> bool {
                 match self {
-                    $(LimitRegion::$variant(kind) => kind.leads_to(relative, continued, nearest),)*
+                    $(LimitRegion::$variant(kind) => {
+                        kind.leads_to(relative, previous, continued, nearest)
+                    })*
                 }
             }
 

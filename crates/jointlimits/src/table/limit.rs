@@ -63,6 +63,10 @@ fn cost_at(direction: Vec3, at: Vec3, measure: TwistMeasure) -> f32 {
     angle(direction, at).powi(2) + measure.distance.powi(2)
 }
 
+/// How far (radians) a stream's continuation must move in one frame to count as a jump that
+/// [`RotationLimit::leads_to`] may replace by the nearest: 2°, beyond a slow input's step.
+const CONTINUATION_JUMP: f32 = 2.0 * std::f32::consts::PI / 180.0;
+
 /// The proof's tolerance as a share of the distance found, where that is less than
 /// [`GLOBAL_TOLERANCE`]: a rotation just outside reads its violation to a few percent, so what
 /// `check` reads of a softened output does not jump past the softening's radius when the
@@ -947,16 +951,30 @@ impl RotationLimit for TableLimit {
         self.contains_measured(relative, context)
     }
 
-    /// The nearest is nearer by more than the accuracy promised (1e-3 rad), and along the great
-    /// arc from the continuation's direction to the nearest's, tested every quarter of a cell (as
-    /// [`TableLimit::first_crossing`] walks), every direction is allowed and the cost `α² + δ²`
-    /// of the input (on the continuation's twist turn, which must be the nearest's) never
-    /// rises: the nearest lies downhill of the continuation.
-    fn leads_to(&self, relative: Quat, continued: &Limited, nearest: &Limited) -> bool {
+    /// The continuation's direction moved more than [`CONTINUATION_JUMP`] from the previous
+    /// frame's, the nearest is nearer by more than the accuracy promised (1e-3 rad), and along
+    /// the great arc from the continuation's direction to the nearest's, tested every quarter of
+    /// a cell (as [`TableLimit::first_crossing`] walks), every direction is allowed and the cost
+    /// `α² + δ²` of the input (on the continuation's twist turn, which must be the nearest's)
+    /// never rises: the nearest lies downhill of the continuation.
+    fn leads_to(
+        &self,
+        relative: Quat,
+        previous: Vec4,
+        continued: &Limited,
+        nearest: &Limited,
+    ) -> bool {
         /// Samples of the arc at most: farther apart, the two are not one basin's.
         const MOST_STEPS: usize = 64;
         let turned = continued.measured.w;
         if continued.inside || nearest.inside || (nearest.measured.w - turned).abs() > 1e-3 {
+            return false;
+        }
+        // A continuation that moved on smoothly stays: only a jump is replaced.
+        let moved = previous
+            .truncate()
+            .angle_between(continued.measured.truncate());
+        if moved.is_nan() || moved <= CONTINUATION_JUMP {
             return false;
         }
         // Within the accuracy promised of the nearest, the continuation is as near: it stays,
