@@ -658,16 +658,7 @@ fn apply_then_check_agree_on_random_poses_at_the_default_tolerance() {
         ("full", "spherical-ellipse"),
     ] {
         let limits = fit_space_and_shape(&path, &dir, space, shape);
-        let limits = limits.to_str().unwrap();
-        let limited = dir.join(format!("{space}-{shape}-limited.bvh"));
-        let limited = limited.to_str().unwrap();
-        let apply = jointlimits(&["apply", limits, random, "-o", limited]);
-        assert!(
-            apply.status.success(),
-            "{}",
-            String::from_utf8_lossy(&apply.stderr)
-        );
-        assert_check_passes(limits, limited, "0", shape);
+        apply_then_check_at_zero(&limits, random, &dir, &format!("{space}-{shape}"));
     }
     let nan = jointlimits(&["check", "l.json", random, "--tolerance", "nan"]);
     assert_eq!(nan.status.code(), Some(2));
@@ -727,13 +718,24 @@ fn apply_then_check_agree_with_regions_past_a_full_turn() {
         }
         let limits_path = dir.join(format!("{space}-{shape}-far.json"));
         std::fs::write(&limits_path, serde_json::to_string(&limits).unwrap()).unwrap();
-        let limits_path = limits_path.to_str().unwrap();
-        let limited = dir.join(format!("{space}-{shape}-limited.bvh"));
-        let limited = limited.to_str().unwrap();
-        let apply = jointlimits(&["apply", limits_path, random, "-o", limited]);
-        assert!(apply.status.success(), "{}", stderr(&apply));
-        assert_check_passes(limits_path, limited, "0", shape);
+        apply_then_check_at_zero(&limits_path, random, &dir, &format!("{space}-{shape}-far"));
     }
+}
+
+/// `apply` of `limits` to `clip`, written as `NAME-limited.bvh` in `dir`, then `check` of the
+/// output at tolerance 0: both must succeed.
+fn apply_then_check_at_zero(
+    limits: &std::path::Path,
+    clip: &str,
+    dir: &std::path::Path,
+    name: &str,
+) {
+    let limits = limits.to_str().unwrap();
+    let limited = dir.join(format!("{name}-limited.bvh"));
+    let limited = limited.to_str().unwrap();
+    let apply = jointlimits(&["apply", limits, clip, "-o", limited]);
+    assert!(apply.status.success(), "{name}: {}", stderr(&apply));
+    assert_check_passes(limits, limited, "0", name);
 }
 
 /// Targets on frames the clip lacks are refused naming where they were given (the track's file
