@@ -98,7 +98,7 @@ impl TryFrom<TableRecord> for TableLimit {
         let found = format!("{:08x}", checksum(&codes));
         if !found.eq_ignore_ascii_case(record.crc32.trim()) {
             return Err(format!(
-                "table checksum: the file says {}, the data give {found}: the table was damaged or edited by hand; fit or write it again",
+                "table checksum: the file says {}, the data give {found}: {DAMAGED}",
                 record.crc32
             ));
         }
@@ -185,36 +185,32 @@ fn encode_channel(codes: &[u16]) -> String {
     base64_encode(&miniz_oxide::deflate::compress_to_vec(&bytes, 9))
 }
 
+/// What a table that fails to decode says of itself.
+const DAMAGED: &str = "the table was damaged or edited by hand; fit or write it again";
+
 /// The inverse of [`encode_channel`], refusing anything but exactly `count` codes.
 fn decode_channel(text: &str, count: usize) -> Result<Vec<u16>, String> {
     let deflated = base64_decode(text)?;
+    let too_many =
+        || format!("decodes to more than the {count} values its resolution gives: {DAMAGED}");
     let bytes = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, 2 * count + 1)
         .map_err(|e| match e.status {
             // The limit stops a table larger than its resolution says (or a deflate bomb).
-            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
-                format!(
-                    "decodes to more than the {count} values its resolution gives: the table was damaged or edited by hand; fit or write it again"
-                )
-            }
-            status => format!(
-                "is not valid deflate data ({status:?}): the table was damaged or edited by hand; fit or write it again"
-            ),
+            miniz_oxide::inflate::TINFLStatus::HasMoreOutput => too_many(),
+            status => format!("is not valid deflate data ({status:?}): {DAMAGED}"),
         })?;
-    let damaged = "the table was damaged or edited by hand; fit or write it again";
     if bytes.len() > 2 * count {
-        return Err(format!(
-            "decodes to more than the {count} values its resolution gives: {damaged}"
-        ));
+        return Err(too_many());
     }
     if bytes.len() % 2 == 1 {
         return Err(format!(
-            "decodes to {} bytes, not a whole number of 16-bit values: {damaged}",
+            "decodes to {} bytes, not a whole number of 16-bit values: {DAMAGED}",
             bytes.len()
         ));
     }
     if bytes.len() != 2 * count {
         return Err(format!(
-            "holds {} values; the grid has {count}: {damaged}",
+            "holds {} values; the grid has {count}: {DAMAGED}",
             bytes.len() / 2
         ));
     }
