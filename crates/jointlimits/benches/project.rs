@@ -12,6 +12,10 @@
 //! allowed, answered from two loads).
 //! `project_far/full/{kdop13,hull}` (and `project_far_one_at_a_time/...`) take inputs 1.8–2.8
 //! data radii from the centre, all outside, where a polytope's projection sees the most faces.
+//! Every limit has its searches built, as a limiter, a crowd and a prepared limit build them
+//! ([`JointLimit::build_searches`]: for k-DOPs and hulls, the grid of cubes naming the feature
+//! nearest their points; the shares of its cubes inside, settled and with candidates are
+//! printed).
 //! `project/reach_cone` is a reach cone with swing-dependent twist fitted to the same walk (and
 //! `prepared_one_at_a_time/reach_cone`, `prepared_inside_one_at_a_time/reach_cone` prepared).
 //! `inside_one_at_a_time/authored/<kind>` and `prepared_inside_one_at_a_time/authored/<kind>`
@@ -26,8 +30,8 @@ use jointlimits::fit::authored::AuthoredShape;
 use jointlimits::fit::{FitOptions, ShapeKind, fit_joint_limit};
 use jointlimits::prepared::PreparedLimit;
 use jointlimits::rotation::{from_scaled_angle_axis, unroll};
-use jointlimits::shape::KdopDirections;
-use jointlimits::{JointLimit, SpaceKind};
+use jointlimits::shape::{KdopDirections, Shape};
+use jointlimits::{JointLimit, LimitRegion, SpaceKind};
 use jointlimits_testdata::SplitMix;
 use std::hint::black_box;
 
@@ -75,7 +79,11 @@ fn limit_for(space: SpaceKind, shape: ShapeKind, walk: &[Vec3]) -> JointLimit {
         subsample: 0.05,
         ..FitOptions::default()
     };
-    fit_joint_limit("shoulder", Quat::IDENTITY, &[rotations], Vec3::Y, &options).unwrap()
+    let limit =
+        fit_joint_limit("shoulder", Quat::IDENTITY, &[rotations], Vec3::Y, &options).unwrap();
+    // As a limiter, a crowd and a prepared limit do.
+    limit.build_searches();
+    limit
 }
 
 /// Inputs spread around the data: walk points pushed away from its centre by a factor drawn
@@ -219,9 +227,18 @@ fn projection(c: &mut Criterion) {
     ] {
         let limit = limit_for(SpaceKind::Full, shape, &walk);
         let queries = inputs(&walk, 4096, (1.8, 2.8));
+        let polytope = match &limit.region {
+            LimitRegion::Full(full) => match full.shape() {
+                Shape::Kdop(kdop) => kdop.polytope(),
+                Shape::Hull(hull) => hull.polytope(),
+                _ => unreachable!("a polytope"),
+            },
+            _ => unreachable!("a full-space limit"),
+        };
         eprintln!(
-            "project_far/full/{shape_name}: {:.0}% of inputs outside",
-            100.0 * fraction_outside(&limit, &queries)
+            "project_far/full/{shape_name}: {:.0}% of inputs outside; cubes inside, settled, with candidates: {:?}",
+            100.0 * fraction_outside(&limit, &queries),
+            polytope.feature_cube_shares()
         );
         bench_batched(c, "project_far/full", shape_name, &limit, &queries);
         bench_one_at_a_time(
@@ -305,7 +322,7 @@ fn projection(c: &mut Criterion) {
 fn hinge_and_coupled(c: &mut Criterion) {
     use jointlimits::authored::HingeLimit;
     use jointlimits::coupled::CoupledLimit;
-    use jointlimits::{LimitContext, LimitRegion, RotationLimit};
+    use jointlimits::{LimitContext, RotationLimit};
     let mut random = Random(SplitMix(17));
     let hinge = HingeLimit {
         axis: Vec3::new(0.2, 1.0, -0.1).normalize(),

@@ -20,6 +20,12 @@ impl<T> Derived<T> {
     pub(crate) fn get_or_build(&self, build: impl FnOnce() -> T) -> &T {
         self.0.get_or_init(build)
     }
+
+    /// The value when built (never waits for a build under way).
+    #[inline(always)]
+    pub(crate) fn get(&self) -> Option<&T> {
+        self.0.get()
+    }
 }
 
 impl<T> PartialEq for Derived<T> {

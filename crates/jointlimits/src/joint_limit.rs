@@ -166,12 +166,18 @@ impl JointLimit {
     }
 
     /// Builds now what this limit's projections would build on first use (a table's searches,
-    /// [`crate::table::TableLimit::build_searches`]). A crowd and a prepared limit build it
-    /// before their first frame, so that no frame pauses for it, and no parallel job waits on
-    /// parallel work that could run another job needing it on its own thread.
+    /// [`crate::table::TableLimit::build_searches`]), and what speeds up the projections of
+    /// limits asked many times (a polytope's grid of cubes naming the feature nearest their
+    /// points, [`crate::shape::polytope::Polytope::build_searches`]). A crowd and a prepared
+    /// limit build it before their first frame, so that no frame pauses for it, and no
+    /// parallel job waits on parallel work that could run another job needing it on its own
+    /// thread.
     pub fn build_searches(&self) {
-        if let LimitRegion::Table(table) = &self.region {
-            table.build_searches();
+        match &self.region {
+            LimitRegion::Table(table) => table.build_searches(),
+            LimitRegion::Full(full) => full.shape().build_searches(),
+            LimitRegion::SwingTwist(swing_twist) => swing_twist.swing().build_searches(),
+            _ => {}
         }
     }
 

@@ -11,7 +11,7 @@ use std::f32::consts::{PI, TAU};
 use common::oracle::{BruteForce, Rng, distance_to, representations};
 use glam::{Quat, Vec3, Vec4};
 use jointlimits::rotation::angle_between;
-use jointlimits::shape::LimitShape;
+use jointlimits::shape::{LimitShape, Shape};
 use jointlimits::{JointLimit, LimitContext, LimitRegion, Limiter, RotationLimit};
 
 const NONE: LimitContext = LimitContext::NONE;
@@ -150,9 +150,37 @@ fn check_stateless(region: &LimitRegion, brute: &BruteForce, q: Quat) -> Result<
 
 #[test]
 fn every_kind_gives_the_exact_nearest_allowed_rotation_on_every_input() {
-    let mut rng = Rng(15);
+    exact_nearest_on_every_input(&examples(), Rng(15));
+}
+
+/// The same with the searches built that limiters, crowds and prepared limits build
+/// (`JointLimit::build_searches`): k-DOPs' and hulls' grids of cubes naming the feature nearest
+/// their points, on fresh examples (a clone shares what its original built).
+#[test]
+fn polytopes_with_their_cubes_built_give_the_exact_nearest_on_every_input() {
+    let polytopes: Vec<LimitRegion> = examples()
+        .into_iter()
+        .filter(|region| {
+            let shape = match region {
+                LimitRegion::Full(full) => full.shape(),
+                LimitRegion::SwingTwist(swing_twist) => swing_twist.swing(),
+                _ => return false,
+            };
+            matches!(shape, Shape::Kdop(_) | Shape::Hull(_))
+        })
+        .collect();
+    assert!(!polytopes.is_empty());
+    for region in &polytopes {
+        joint(region).build_searches();
+    }
+    exact_nearest_on_every_input(&polytopes, Rng(16));
+}
+
+/// Every region of `regions` answers each of its inputs (Haar-random, adversarial, and its own
+/// outputs) as `check_stateless` asks.
+fn exact_nearest_on_every_input(regions: &[LimitRegion], mut rng: Rng) {
     let mut failures = Vec::new();
-    for (index, region) in examples().iter().enumerate() {
+    for (index, region) in regions.iter().enumerate() {
         let brute = BruteForce::new(region, index as u64);
         let mut qs = inputs(region, &mut rng, 300);
         // Rotations on the boundary: the outputs themselves.

@@ -11,6 +11,7 @@
 
 pub mod aabb;
 pub mod ellipsoid;
+mod feature_cells;
 pub mod hull;
 pub mod kdop;
 mod plane_cells;
@@ -180,6 +181,17 @@ impl LimitShape for Shape {
 }
 
 impl Shape {
+    /// Builds what speeds up the projections of a shape asked many times: a polytope's grid
+    /// of cubes naming the feature nearest their points
+    /// ([`polytope::Polytope::build_searches`]); other shapes have nothing to build.
+    pub fn build_searches(&self) {
+        match self {
+            Shape::Kdop(kdop) => kdop.polytope().build_searches(),
+            Shape::Hull(hull) => hull.polytope().build_searches(),
+            Shape::Box(_) | Shape::Ellipsoid(_) => {}
+        }
+    }
+
     /// Whether the projection's first step is the inside test (polytopes: the face a point
     /// rises above, looked up, which says inside when there is none), so that a caller testing
     /// before projecting would take that step twice.

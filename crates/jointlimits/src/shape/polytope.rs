@@ -38,11 +38,21 @@
 //! plane the grid cell nearest it names. A start face is used only when the point's own height
 //! above it shows the point outside, so the verdict stays the full scan's, bit for bit; the walk
 //! proves its answer from any start.
+//!
+//! A polytope projected many times (a prepared limit, a crowd, a limiter) builds once a grid of
+//! cubes around it that names, per cube, the face, edge or vertex holding its points'
+//! projections, or a few candidates to test ([`super::feature_cells`]); a point whose cube
+//! answers skips the lookups and the walk: one load, a few dot products, and the feature's own
+//! formula, the walk's.
 
 use glam::{DVec3, Vec3};
 
+use std::sync::Arc;
+
+use super::feature_cells::{CubeAnswer, Feature, FeatureCells};
 use super::plane_cells::{CellVerdict, PlaneCells};
 use super::support_faces::SupportFaces;
+use crate::derived::Derived;
 use crate::fit::convex_hull::{HullError, HullPolygons, convex_hull};
 use crate::fit::halfspace_intersection::halfspace_intersection;
 
@@ -103,6 +113,11 @@ pub struct Polytope {
     cells: Option<PlaneCells>,
     /// The face turned most nearly towards each direction from the bounding box's middle.
     support: Option<SupportFaces>,
+    /// The grid of cubes naming the features that hold their points' projections, once
+    /// [`Polytope::build_searches`] has run (`None` inside when there are too many features
+    /// to number). Shared by every clone, so a limit and the prepared limit, crowd or limiter
+    /// made from a clone of it answer alike, bit for bit, once any of them has built it.
+    features: Arc<Derived<Option<FeatureCells>>>,
     /// `edge_range[i]..edge_range[i + 1]` are face `i`'s edges.
     edge_range: Vec<u32>,
     edge_start: Vec<Vec3>,
@@ -166,6 +181,7 @@ impl Polytope {
             plane_groups: Vec::new(),
             cells: None,
             support: None,
+            features: Arc::new(Derived::new()),
             edge_range: vec![0],
             edge_start: Vec::new(),
             edge_vector: Vec::new(),
@@ -400,11 +416,101 @@ impl Polytope {
         }
     }
 
-    /// The nearest point of the polytope to `x`, or `None` when `x` is inside: by the walk of
-    /// `Polytope::walk` from a face `x` rises above (looked up, or the highest), or by the
-    /// scan of every visible face where the walk cannot decide (see the module docs).
+    /// Builds the grid of cubes naming the feature that holds the projection of their points
+    /// ([`super::feature_cells`]): a few tens of milliseconds and a few hundred kilobytes, for
+    /// limits projected many times.
+    pub fn build_searches(&self) {
+        self.features
+            .get_or_build(|| FeatureCells::new(self.tables(), |x| self.project(x)));
+    }
+
+    /// The settled cubes, once built.
+    #[inline(always)]
+    fn feature_cells(&self) -> Option<&FeatureCells> {
+        self.features.get().and_then(Option::as_ref)
+    }
+
+    /// The shares of the feature grid's cubes that are inside, settled on a feature, and
+    /// with candidates to test, once built (benches).
+    pub fn feature_cube_shares(&self) -> Option<[f64; 3]> {
+        self.feature_cells().map(FeatureCells::shares)
+    }
+
+    /// The nearest point of `feature`'s face plane, edge line or vertex to `x`: the formulas
+    /// of the walk.
+    #[inline(always)]
+    fn onto(&self, feature: Feature, x: Vec3) -> Vec3 {
+        match feature {
+            Feature::Face(face) => x - self.normals[face] * self.height(face, x),
+            Feature::Edge(edge) => {
+                let (start, vector) = (self.edge_start[edge], self.edge_vector[edge]);
+                start + vector * ((x - start).dot(vector) / vector.length_squared())
+            }
+            Feature::Vertex(vertex) => self.vertices[vertex],
+        }
+    }
+
+    /// Whether `x`, as computed, lies in `feature`'s region and above one of its faces by more
+    /// than the inside tolerance ([`super::feature_cells`]): then its projection is
+    /// [`Polytope::onto`] that feature, and the inside test calls it outside.
+    #[inline(always)]
+    fn holds(&self, feature: Feature, x: Vec3) -> bool {
+        match feature {
+            Feature::Face(face) => {
+                self.height(face, x) > Self::INSIDE_TOLERANCE
+                    && (self.edge_range[face] as usize..self.edge_range[face + 1] as usize)
+                        .all(|e| (x - self.edge_start[e]).dot(self.edge_inward[e]) >= 0.0)
+            }
+            Feature::Edge(edge) => {
+                let twin = self.edge_twin[edge] as usize;
+                let (start, vector) = (self.edge_start[edge], self.edge_vector[edge]);
+                let from = x - start;
+                let along = from.dot(vector);
+                let faces = [self.edge_face[edge] as usize, self.edge_face[twin] as usize];
+                along >= 0.0
+                    && along <= vector.length_squared()
+                    && from.dot(self.edge_inward[edge]) <= 0.0
+                    && from.dot(self.edge_inward[twin]) <= 0.0
+                    && faces
+                        .into_iter()
+                        .any(|f| self.height(f, x) > Self::INSIDE_TOLERANCE)
+            }
+            Feature::Vertex(vertex) => {
+                let from = x - self.vertices[vertex];
+                let mut above = false;
+                for e in self.edges_leaving(vertex) {
+                    if from.dot(self.edge_direction[e]) > 0.0 {
+                        return false;
+                    }
+                    above |= self.height(self.edge_face[e] as usize, x) > Self::INSIDE_TOLERANCE;
+                }
+                above
+            }
+        }
+    }
+
+    /// The nearest point of the polytope to `x`, or `None` when `x` is inside: from the
+    /// feature its cube names, once [`Polytope::build_searches`] has run and where the cube
+    /// is settled; otherwise by the walk of `Polytope::walk` from a face `x` rises above
+    /// (looked up, or the highest), or by the scan of every visible face where the walk
+    /// cannot decide (see the module docs).
     #[inline]
     pub fn project(&self, x: Vec3) -> Option<Vec3> {
+        if let Some(cells) = self.feature_cells() {
+            match cells.answer(x) {
+                CubeAnswer::Inside => return None,
+                CubeAnswer::Settled(feature) => return Some(self.onto(feature, x)),
+                CubeAnswer::Candidates(numbers) => {
+                    for &number in numbers {
+                        let feature = cells.feature(number);
+                        if self.holds(feature, x) {
+                            return Some(self.onto(feature, x));
+                        }
+                    }
+                }
+                CubeAnswer::Open => {}
+            }
+        }
         let start = match self.start(x) {
             Start::Inside => return None,
             Start::Above(face) => face,
@@ -707,6 +813,30 @@ mod tests {
         }
     }
 
+    impl Polytope {
+        /// A copy that shares no grid of cubes with this one.
+        fn unshared(&self) -> Polytope {
+            Polytope {
+                features: Arc::new(Derived::new()),
+                ..self.clone()
+            }
+        }
+
+        /// Whether the cube grid answers `x` (inside, settled, or a candidate holding it).
+        fn answered_by_cubes(&self, x: Vec3) -> bool {
+            let Some(cells) = self.feature_cells() else {
+                return false;
+            };
+            match cells.answer(x) {
+                CubeAnswer::Inside | CubeAnswer::Settled(_) => true,
+                CubeAnswer::Candidates(numbers) => numbers
+                    .iter()
+                    .any(|&number| self.holds(cells.feature(number), x)),
+                CubeAnswer::Open => false,
+            }
+        }
+    }
+
     fn random_vec(random: &mut SplitMix) -> DVec3 {
         DVec3::new(
             random.next_signed() as f64,
@@ -824,6 +954,60 @@ mod tests {
         }
     }
 
+    /// With the grid of cubes built, every point gets what every face finds and the inside
+    /// test's verdict: near the surface, where cubes are cut by the surface and by the
+    /// regions' planes, and far out, on and off the grid. Nearly every point of the k-DOP's
+    /// grid is answered from its cube.
+    #[test]
+    fn the_cubes_answer_as_every_face_does() {
+        let mut random = SplitMix(29);
+        for (index, polytope) in polytopes(&mut random).into_iter().enumerate() {
+            polytope.build_searches();
+            let vertices = polytope.vertices().to_vec();
+            let reach = polytope.reach();
+            let (mut away, mut answered) = (0, 0);
+            for k in 0..6000 {
+                let scale = [0.5, 1.05, 1.5, 3.0, 30.0][k % 5] * reach;
+                let x = if k % 3 == 0 {
+                    vertices[k % vertices.len()] * (1.0 + 0.02 * random.next_signed())
+                        + random_vec(&mut random).as_vec3() * 0.02 * reach
+                } else {
+                    random_vec(&mut random).as_vec3() * scale
+                };
+                let fast = polytope.project(x);
+                assert_eq!(fast.is_none(), polytope.contains(x), "{x}: verdict");
+                let every = polytope.project_every_face(x);
+                match (fast, every) {
+                    (None, None) => {}
+                    (Some(fast), Some(every)) => {
+                        let squared = |y: Vec3| (y.as_dvec3() - x.as_dvec3()).length_squared();
+                        let (a, b) = (squared(fast), squared(every));
+                        let rounding = 1e-6 * (1.0 + x.length() as f64) * (1.0 + reach as f64);
+                        assert!(
+                            a <= b + rounding
+                                && (fast.distance(every) as f64) <= 2.0 * (2.0 * rounding).sqrt(),
+                            "{x}: cubes {fast} at {a}, every face {every} at {b}"
+                        );
+                    }
+                    _ => panic!("{x}: cubes {fast:?}, every face {every:?}"),
+                }
+                if k % 3 != 0 && k % 5 == 2 {
+                    away += 1;
+                    answered += usize::from(polytope.answered_by_cubes(x));
+                }
+            }
+            // The k-DOP (the fifth): its regions are wide, and its cubes answer nearly every
+            // point off its surface (hulls of many faces, and vertices whose faces do not close
+            // up, leave more to the walk).
+            if index == 4 {
+                assert!(
+                    answered as f64 >= 0.9 * away as f64,
+                    "the cubes answered {answered} of {away} points off the surface"
+                );
+            }
+        }
+    }
+
     /// Points within a few roundings of the surface, some read as outside and some inside:
     /// every face's polygon, pushed out by 1–4e-6 (about the inside tolerance), on polytopes
     /// whose coordinates reach 3 (where f32 rounds at 2.4e-7). A point the tolerance calls
@@ -854,11 +1038,20 @@ mod tests {
             .iter()
             .map(|d| 2.0 + 0.5 * random.next_signed() as f64 + d.dot(offset))
             .collect();
-        for polytope in [
+        for (index, polytope) in [
             Polytope::hull(&disc).unwrap(),
             Polytope::hull(&needle).unwrap(),
             Polytope::from_halfspaces(&directions, &bounds).unwrap(),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        .flat_map(|(index, polytope)| {
+            // Without the grid of cubes, and with it, on the same points.
+            let built = polytope.unshared();
+            built.build_searches();
+            [(index, polytope), (index, built)]
+        }) {
+            let mut random = SplitMix(73 + index as u64);
             let (mut worst, mut outside) = (0.0f32, 0);
             for face in 0..polytope.face_count() {
                 let edges =
