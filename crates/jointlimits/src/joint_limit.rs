@@ -167,16 +167,19 @@ impl JointLimit {
 
     /// Builds now what this limit's projections would build on first use (a table's searches,
     /// [`crate::table::TableLimit::build_searches`]), and what speeds up the projections of
-    /// limits asked many times (a polytope's grid of cubes naming the feature nearest their
-    /// points, [`crate::shape::polytope::Polytope::build_searches`]). A crowd and a prepared
-    /// limit build it before their first frame, so that no frame pauses for it, and no
-    /// parallel job waits on parallel work that could run another job needing it on its own
-    /// thread.
+    /// limits asked many times (a full-space polytope's grid of cubes naming the feature
+    /// nearest their points, [`crate::shape::polytope::Polytope::build_searches`]). A limiter,
+    /// a crowd and a prepared limit build it before their first frame, so that no frame pauses
+    /// for it, no parallel job waits on parallel work that could run another job needing it on
+    /// its own thread, and all three answer alike.
+    ///
+    /// A swing-twist polytope gets no grid: its points all lie on the swing plane, which its
+    /// mirror-image faces meet along edges, so every cube they reach is cut there and only
+    /// slows the walk with candidate tests.
     pub fn build_searches(&self) {
         match &self.region {
             LimitRegion::Table(table) => table.build_searches(),
             LimitRegion::Full(full) => full.shape().build_searches(),
-            LimitRegion::SwingTwist(swing_twist) => swing_twist.swing().build_searches(),
             _ => {}
         }
     }

@@ -36,7 +36,10 @@
 //! The grid spans the polytope's bounding cube grown by twice its half side on every side: poses
 //! two or three times as far from the data as the data spread land on it, where the regions are
 //! widest. Points off the grid, in cubes with no candidate, or passing no candidate's test, go
-//! the walk's way ([`super::polytope`]).
+//! the walk's way ([`super::polytope`]). A polytope whose grid settles fewer than half of the
+//! cubes outside it keeps the walk alone: there (a fitted hull of hundreds of small faces, whose
+//! edges' regions are thin wedges) most points would pay for candidate tests that fail, and
+//! measured slower than the walk alone (the projection bench's hull settles 22% of its cubes).
 
 use glam::{DVec3, Vec3};
 
@@ -117,7 +120,8 @@ pub(crate) struct FeatureCells {
 
 impl FeatureCells {
     /// The grid of `polytope`, whose nearest point to a point `x` outside is `project(x)`
-    /// (`None` inside); `None` when its features outnumber the codes or it has no extent.
+    /// (`None` inside); `None` when its features outnumber the codes, it has no extent, or
+    /// fewer than half of the cubes outside it are settled (module docs).
     pub(crate) fn new(
         polytope: PolytopeTables<'_>,
         project: impl Fn(Vec3) -> Option<Vec3> + Sync,
@@ -184,6 +188,16 @@ impl FeatureCells {
                 settler.settle(&corners, size, &found)
             })
             .collect();
+        // Where regions are narrow beside the cubes (a hull of many small faces), most cubes
+        // keep candidates, and the tests that fail cost more than the settled cubes save.
+        let outside = lists
+            .iter()
+            .filter(|l| !(l.settled && l.count == 0))
+            .count();
+        let settled = lists.iter().filter(|l| l.settled && l.count == 1).count();
+        if 2 * settled < outside {
+            return None;
+        }
         // Many cubes share a list (every cube settled on one face, say).
         let mut distinct = vec![
             CubeList {
