@@ -248,29 +248,37 @@ fn channels_expressing_nothing_allowed_get_the_least_violation_they_can_reach() 
 #[test]
 fn huge_angles_are_read_modulo_a_turn_in_full_precision_and_keep_their_text() {
     // 1e15° is 280° modulo a turn; rounded to f32 first it would read as 999999986991104°,
-    // which is 344°. A position channel of the same size is a length, kept as it is.
-    let huge = SAMPLE.replace(
-        "0 90 0 11 21 31 4.50 5 6",
-        "1e15 90 0 1e15 -12345678.9 100000.123456 4.50 5 6",
-    );
-    let bvh = parse_bvh(&huge).unwrap();
-    let reference = parse_bvh(&SAMPLE.replace(
-        "0 90 0 11 21 31 4.50 5 6",
-        "1e15 90 0 280 161.1 280.123456 4.50 5 6",
-    ))
-    .unwrap();
-    let channels = bvh.channel_count();
-    let (read, expected) = (&bvh.values[channels..], &reference.values[channels..]);
-    assert_eq!(read[0], 1e15, "a position is not an angle");
-    for k in 3..6 {
-        let apart = f64::from(read[k] - expected[k]).rem_euclid(360.0);
-        assert!(
-            apart.min(360.0 - apart) < 1e-3,
-            "channel {k}: read {} for {}",
-            read[k],
-            expected[k]
+    // which is 344°. A position channel of the same size is a length, kept as it is. Beyond
+    // what f64 holds to the degree, the text decides: 10ⁿ ≡ 280 (mod 360) for n ≥ 3, and the
+    // 27 digits below are 127 modulo 360 (their nearest f64 is not).
+    for (angles, modulo_a_turn) in [
+        ("1e15 -12345678.9 100000.123456", "280 161.1 280.123456"),
+        ("1e20 123456789012345678901234567 -1e30", "280 127 80"),
+        ("3e38 1E37 -2.5e4", "120 280 -160"),
+    ] {
+        let huge = SAMPLE.replace(
+            "0 90 0 11 21 31 4.50 5 6",
+            &format!("1e15 90 0 {angles} 4.50 5 6"),
         );
+        let bvh = parse_bvh(&huge).unwrap();
+        let reference = parse_bvh(&SAMPLE.replace(
+            "0 90 0 11 21 31 4.50 5 6",
+            &format!("1e15 90 0 {modulo_a_turn} 4.50 5 6"),
+        ))
+        .unwrap();
+        let channels = bvh.channel_count();
+        let (read, expected) = (&bvh.values[channels..], &reference.values[channels..]);
+        assert_eq!(read[0], 1e15, "a position is not an angle");
+        for k in 3..6 {
+            let apart = f64::from(read[k] - expected[k]).rem_euclid(360.0);
+            assert!(
+                apart.min(360.0 - apart) < 1e-3,
+                "{angles}, channel {k}: read {} for {}",
+                read[k],
+                expected[k]
+            );
+        }
+        // Written back unchanged, every token keeps its text.
+        assert_eq!(motion_lines(&written(&bvh)), motion_lines(&huge));
     }
-    // Written back unchanged, every token keeps its text.
-    assert_eq!(motion_lines(&written(&bvh)), motion_lines(&huge));
 }

@@ -12,6 +12,7 @@ mod edit;
 mod error;
 mod parse;
 mod source;
+mod turns;
 mod write;
 
 pub use allowed::AllowedWrite;

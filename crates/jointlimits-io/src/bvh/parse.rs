@@ -629,8 +629,9 @@ pub(super) fn angle_channels(channels: &[Vec<Channel>]) -> Vec<bool> {
 }
 
 /// A channel's value: [`parse_number`] for a position; for a rotation (degrees), read in f64 and,
-/// beyond [`FOLLOWED_DEGREES`], taken modulo a turn before rounding to f32, which would otherwise
-/// change the angle by whole degrees (1e15 reads as 999999986991104, 64° away modulo a turn).
+/// beyond [`FOLLOWED_DEGREES`], taken modulo a turn exactly as written
+/// ([`super::turns::degrees_modulo_turn`]) before rounding to f32, which would otherwise change
+/// the angle by whole degrees (1e15 reads as 999999986991104, 64° away modulo a turn).
 pub(super) fn channel_value(word: &str, angle: bool) -> Result<f32, Problem> {
     if !angle {
         return parse_number(word);
@@ -640,7 +641,7 @@ pub(super) fn channel_value(word: &str, angle: bool) -> Result<f32, Problem> {
             let followed = if degrees.abs() <= FOLLOWED_DEGREES {
                 degrees
             } else {
-                degrees - (degrees / 360.0).round() * 360.0
+                super::turns::degrees_modulo_turn(word, degrees)
             };
             Ok(followed as f32)
         }
