@@ -12,7 +12,7 @@
 //! allowed, answered from two loads).
 //! `project_far/full/{kdop13,hull}` (and `project_far_one_at_a_time/...`) take inputs 1.8–2.8
 //! data radii from the centre, all outside, where a polytope's projection sees the most faces.
-//! Every limit has its searches built, as a limiter, a crowd and a prepared limit build them
+//! Every limit has its searches built, as a crowd and a prepared limit build them
 //! ([`JointLimit::build_searches`]: for k-DOPs and hulls, the grid of cubes naming the feature
 //! nearest their points; the shares of its cubes inside, settled and with candidates are
 //! printed).
@@ -81,7 +81,7 @@ fn limit_for(space: SpaceKind, shape: ShapeKind, walk: &[Vec3]) -> JointLimit {
     };
     let limit =
         fit_joint_limit("shoulder", Quat::IDENTITY, &[rotations], Vec3::Y, &options).unwrap();
-    // As a limiter, a crowd and a prepared limit do.
+    // As a crowd and a prepared limit do.
     limit.build_searches();
     limit
 }

@@ -168,10 +168,13 @@ impl JointLimit {
     /// Builds now what this limit's projections would build on first use (a table's searches,
     /// [`crate::table::TableLimit::build_searches`]), and what speeds up the projections of
     /// limits asked many times (a full-space polytope's grid of cubes naming the feature
-    /// nearest their points, [`crate::shape::polytope::Polytope::build_searches`]). A limiter,
-    /// a crowd and a prepared limit build it before their first frame, so that no frame pauses
-    /// for it, no parallel job waits on parallel work that could run another job needing it on
-    /// its own thread, and all three answer alike.
+    /// nearest their points, [`crate::shape::polytope::Polytope::build_searches`], tens of
+    /// milliseconds). A crowd and a prepared limit build it before their first frame, so that
+    /// no frame pauses for it and no parallel job waits on parallel work that could run another
+    /// job needing it on its own thread. What is built is shared by every clone of the limit,
+    /// so a [`crate::Limiter`] over clones of a crowd's or prepared limit's limits answers as
+    /// they do, bit for bit; over limits never built, within the rounding of the projection
+    /// (about 1e-7 rad, where a point lies on the border of two features).
     ///
     /// A swing-twist polytope gets no grid: its points all lie on the swing plane, which its
     /// mirror-image faces meet along edges, so every cube they reach is cut there and only

@@ -46,13 +46,8 @@ pub struct Limiter {
 
 impl Limiter {
     /// A limiter for a skeleton whose joint `i` is limited by `limits[i]` (if any), with the
-    /// default switch margin. What speeds up the limits' projections is built here
-    /// ([`JointLimit::build_searches`]), as a [`crate::crowd::Crowd`] and a
-    /// [`crate::prepared::PreparedLimit`] build it, so that all three answer alike.
+    /// default switch margin.
     pub fn new(limits: Vec<Option<JointLimit>>) -> Limiter {
-        for limit in limits.iter().flatten() {
-            limit.build_searches();
-        }
         let previous = vec![None; limits.len()];
         Limiter {
             parents: vec![None; limits.len()],

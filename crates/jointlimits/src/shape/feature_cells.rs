@@ -36,8 +36,8 @@
 //! The grid spans the polytope's bounding cube grown by twice its half side on every side: poses
 //! two or three times as far from the data as the data spread land on it, where the regions are
 //! widest. Points off the grid, in cubes with no candidate, or passing no candidate's test, go
-//! the walk's way ([`super::polytope`]). A polytope whose grid settles fewer than half of the
-//! cubes outside it keeps the walk alone: there (a fitted hull of hundreds of small faces, whose
+//! the walk's way ([`super::polytope`]). A polytope of more than [`MOST_FACES`] faces, or whose
+//! grid settles fewer than half of the cubes outside it, keeps the walk alone: there (a fitted hull of hundreds of small faces, whose
 //! edges' regions are thin wedges) most points would pay for candidate tests that fail, and
 //! measured slower than the walk alone (the projection bench's hull settles 22% of its cubes).
 
@@ -47,6 +47,11 @@ use super::polytope::PolytopeTables;
 
 /// Cubes per side of the grid.
 const CUBES: usize = 48;
+
+/// The most faces a polytope with a grid has: the build tests every face against every cube, and
+/// a polytope of more faces has regions too narrow for cubes this size (a fitted hull of a few
+/// hundred faces settles a fifth of them).
+const MOST_FACES: usize = 128;
 
 /// How far the grid reaches beyond the polytope's bounding cube on each side, in half sides of
 /// that cube.
@@ -120,7 +125,7 @@ pub(crate) struct FeatureCells {
 
 impl FeatureCells {
     /// The grid of `polytope`, whose nearest point to a point `x` outside is `project(x)`
-    /// (`None` inside); `None` when its features outnumber the codes, it has no extent, or
+    /// (`None` inside); `None` when it has more than [`MOST_FACES`] faces or no extent, or
     /// fewer than half of the cubes outside it are settled (module docs).
     pub(crate) fn new(
         polytope: PolytopeTables<'_>,
@@ -132,7 +137,7 @@ impl FeatureCells {
             polytope.edge_start.len(),
             polytope.vertices.len(),
         );
-        if faces + edges + vertices >= usize::from(u16::MAX) || vertices == 0 {
+        if faces > MOST_FACES || vertices == 0 {
             return None;
         }
         let (low, high) = polytope

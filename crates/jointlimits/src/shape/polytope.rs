@@ -39,7 +39,7 @@
 //! above it shows the point outside, so the verdict stays the full scan's, bit for bit; the walk
 //! proves its answer from any start.
 //!
-//! A polytope projected many times (a prepared limit, a crowd, a limiter) builds once a grid of
+//! A polytope projected many times (a prepared limit, a crowd) builds once a grid of
 //! cubes around it that names, per cube, the face, edge or vertex holding its points'
 //! projections, or a few candidates to test ([`super::feature_cells`]); a point whose cube
 //! answers skips the lookups and the walk: one load, a few dot products, and the feature's own
