@@ -837,6 +837,28 @@ mod tests {
         }
     }
 
+    /// Asserts that the projection `fast` of `x` (by `path`) and the projection `every` of
+    /// every face are both inside or land together. The squared distances in f64 may differ by
+    /// the f32 rounding of the points over the length of `x − y`; the points themselves, by the
+    /// square root of that (the squared distance grows quadratically away from the nearest point
+    /// of a convex set).
+    fn agree(x: Vec3, fast: Option<Vec3>, every: Option<Vec3>, reach: f32, path: &str) {
+        match (fast, every) {
+            (None, None) => {}
+            (Some(fast), Some(every)) => {
+                let squared = |y: Vec3| (y.as_dvec3() - x.as_dvec3()).length_squared();
+                let (a, b) = (squared(fast), squared(every));
+                let rounding = 1e-6 * (1.0 + x.length() as f64) * (1.0 + reach as f64);
+                assert!(
+                    a <= b + rounding
+                        && (fast.distance(every) as f64) <= 2.0 * (2.0 * rounding).sqrt(),
+                    "{x}: {path} {fast} at {a}, every face {every} at {b}"
+                );
+            }
+            _ => panic!("{x}: {path} {fast:?}, every face {every:?}"),
+        }
+    }
+
     fn random_vec(random: &mut SplitMix) -> DVec3 {
         DVec3::new(
             random.next_signed() as f64,
@@ -921,24 +943,7 @@ mod tests {
                     };
                     walked += usize::from(polytope.walk(start, x).is_some());
                 }
-                match (fast, every) {
-                    (None, None) => {}
-                    (Some(fast), Some(every)) => {
-                        // The squared distances in f64 may differ by the f32 rounding of the
-                        // points over the length of x − y; the points themselves, by the square
-                        // root of that (the squared distance grows quadratically away from the
-                        // nearest point of a convex set).
-                        let squared = |y: Vec3| (y.as_dvec3() - x.as_dvec3()).length_squared();
-                        let (a, b) = (squared(fast), squared(every));
-                        let rounding = 1e-6 * (1.0 + x.length() as f64) * (1.0 + reach as f64);
-                        assert!(
-                            a <= b + rounding
-                                && (fast.distance(every) as f64) <= 2.0 * (2.0 * rounding).sqrt(),
-                            "{x}: walk {fast} at {a}, every face {every} at {b}"
-                        );
-                    }
-                    _ => panic!("{x}: walk {fast:?}, every face {every:?}"),
-                }
+                agree(x, fast, every, reach, "walk");
             }
             // The scan is the fallback; the walk should rarely need it, and the lookups should
             // spare most points the scan for the highest face (all but the flattest polytopes'
@@ -977,20 +982,7 @@ mod tests {
                 let fast = polytope.project(x);
                 assert_eq!(fast.is_none(), polytope.contains(x), "{x}: verdict");
                 let every = polytope.project_every_face(x);
-                match (fast, every) {
-                    (None, None) => {}
-                    (Some(fast), Some(every)) => {
-                        let squared = |y: Vec3| (y.as_dvec3() - x.as_dvec3()).length_squared();
-                        let (a, b) = (squared(fast), squared(every));
-                        let rounding = 1e-6 * (1.0 + x.length() as f64) * (1.0 + reach as f64);
-                        assert!(
-                            a <= b + rounding
-                                && (fast.distance(every) as f64) <= 2.0 * (2.0 * rounding).sqrt(),
-                            "{x}: cubes {fast} at {a}, every face {every} at {b}"
-                        );
-                    }
-                    _ => panic!("{x}: cubes {fast:?}, every face {every:?}"),
-                }
+                agree(x, fast, every, reach, "cubes");
                 if k % 3 != 0 && k % 5 == 2 {
                     away += 1;
                     answered += usize::from(polytope.answered_by_cubes(x));
