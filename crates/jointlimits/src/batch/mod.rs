@@ -510,7 +510,7 @@ fn limit_full(shape: &Shape, ball: &Ball, relative: &Quats) -> FullLanes {
         let outside = !inside[i] & !close;
         distance[i] = if outside { d } else { 0.0 };
         inside[i] |= close;
-        needs_bound[i] = outside & (d + ball.reach > PI);
+        needs_bound[i] = outside & !ball.short_by_reach(p, d);
         // A long point (|p| > π only by rounding) is settled on that path, and so is a
         // projection past a full turn (`covers::within_full_turn`).
         fallback[i] = outside
@@ -752,8 +752,8 @@ fn limit_swing_twist(relative: &Quats, limit: &SwingTwistLimit) -> LaneResult {
         // the plane) could decide otherwise than the scalar path, which `contains` runs.
         let at_tolerance = (squared > 0.25 * BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE)
             & (squared <= 4.0 * BOUNDARY_TOLERANCE * BOUNDARY_TOLERANCE);
-        // Swings nearer than π − reach never need the long cover's bound.
-        needs_bound[i] = !inside[i] & (distance + ball.reach > PI);
+        // Swings nearer than `2π − |swing| − reach` never need the long cover's bound.
+        needs_bound[i] = !inside[i] & !ball.short_by_reach(in_plane.get(i), distance);
         let past_full_turn = may_pass_full_turn
             & (allowed.x[i] * allowed.x[i] + allowed.y[i] * allowed.y[i]
                 > COVER_REACH * COVER_REACH);

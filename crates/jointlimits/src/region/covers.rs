@@ -8,8 +8,8 @@
 //! The long cover needs projecting only when the short one's distance exceeds a lower bound on the
 //! long one's: the distance to the region's bounding box (exact for boxes), or `|p_long − c| − r`
 //! for a bounding ball of centre `c` and radius `r`. A region within `reach = |c| + r` of the
-//! origin is also at least `|p_long| − reach ≥ π − reach` away, so short projections nearer than
-//! `π − reach` need no other test. (A region inside the ball of radius π never *contains* a long
+//! origin is also at least `|p_long| − reach = 2π − |p| − reach` away, so short projections
+//! nearer than that need no other test (most do: it takes no square root). (A region inside the ball of radius π never *contains* a long
 //! point, but a long point can still be the nearer one: a rotation of 171° about `−x` is 9° from
 //! one of 162° about `+x` the long way, and 333° the short way.)
 //!
@@ -135,15 +135,27 @@ impl Ball {
 
     /// Whether a projection `distance` away from the short point `p` (`|p| ≤ π`) onto `shape`
     /// (held by this ball) is surely no farther than the long cover's (module docs).
+    ///
+    /// The long point lies `2π − |p|` from the origin, so at least `2π − |p| − reach` from the
+    /// region: most projections are settled by that, with no square root. The rest compare
+    /// with [`Ball::lower_bound`] at the long point.
     #[inline(always)]
     pub fn short_is_nearer(&self, shape: &Shape, p: Vec3, distance: f32) -> bool {
-        if distance + self.reach <= std::f32::consts::PI {
+        if self.short_by_reach(p, distance) {
             return true;
         }
         match other_cover(p) {
             Some(long) => distance <= self.lower_bound(shape, long),
             None => true,
         }
+    }
+
+    /// Whether `distance + reach + |p| ≤ 2π`: the long point of `p`, `2π − |p|` from the origin,
+    /// is then at least `distance` from the region.
+    #[inline(always)]
+    pub(crate) fn short_by_reach(&self, p: Vec3, distance: f32) -> bool {
+        let long_at_least = TAU - self.reach - distance;
+        (long_at_least >= 0.0) & (p.length_squared() <= long_at_least * long_at_least)
     }
 
     /// A lower bound on the distance from `x` to `shape`: exact for boxes, the distance to the
@@ -174,7 +186,7 @@ impl Ball {
     ) -> bool {
         let length = p.length();
         let bound = lower_bound(p * (1.0 - TAU / length));
-        (distance + self.reach <= std::f32::consts::PI) | (length <= TINY) | (distance <= bound)
+        self.short_by_reach(p, distance) | (length <= TINY) | (distance <= bound)
     }
 }
 
