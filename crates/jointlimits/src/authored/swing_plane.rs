@@ -7,9 +7,10 @@
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 
+use crate::contract::half_swing;
 use crate::contract::{BOUNDARY_TOLERANCE, Limited};
 use crate::region::covers::nearest_cover_point;
-use crate::region::half_swing::settle_near_half_swing;
+use crate::region::half_swing::{family_member, nearest_member, settle_near_half_swing};
 use crate::rotation::{
     rotation_about, swing_and_twist_angle, swing_and_twist_angle_or, to_scaled_angle_axis,
 };
@@ -84,18 +85,32 @@ pub(crate) fn planar_result(
         violation,
         measured,
     };
-    let close = |swing: Vec2, twist: f32| {
-        let (_, swing) = limit.nearest_swing(swing);
-        let twist = limit.twist().measure(twist).distance;
-        (swing * swing + twist * twist).sqrt()
-    };
+    let close = |swing: Vec2, twist: f32| planar_violation(limit, swing, twist);
     settle_near_half_swing(relative, axis, limited, swing, twist.turned, close)
 }
 
-/// The stateless nearest of a planar limit ([`crate::RotationLimit::nearest`]).
+/// The distance `√(d_swing² + d_twist²)` of the swing-plane point `swing` with the twist `twist`
+/// from a planar limit.
+fn planar_violation(limit: &impl PlanarSwing, swing: Vec2, twist: f32) -> f32 {
+    let (_, swing) = limit.nearest_swing(swing);
+    let twist = limit.twist().measure(twist).distance;
+    (swing * swing + twist * twist).sqrt()
+}
+
+/// The stateless nearest of a planar limit ([`crate::RotationLimit::nearest`]). At a swing of
+/// exactly 180° the split nearest the limit is taken ([`nearest_member`]): any twist splits the
+/// rotation there, and the one the split makes may lie far from the allowed twists when another
+/// is inside them.
 #[inline]
 pub(crate) fn planar_nearest(limit: &impl PlanarSwing, relative: Quat) -> Limited {
-    let point = split(relative, limit.twist_axis(), limit.first_axis(), None);
+    let mut point = split(relative, limit.twist_axis(), limit.first_axis(), None);
+    if half_swing(relative, limit.twist_axis()) {
+        let cost = |t: f32| {
+            let (swing, twist) = family_member(point.swing, point.twist, t);
+            planar_violation(limit, swing, twist)
+        };
+        (point.swing, point.twist) = family_member(point.swing, point.twist, nearest_member(cost));
+    }
     planar_result(
         limit,
         relative,

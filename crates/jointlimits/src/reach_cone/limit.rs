@@ -31,7 +31,9 @@ use crate::validation::{self, InvalidField};
 /// continues from) and the turn of the input twist used. As in every swing-twist split, the twist
 /// is degenerate where the swing reaches 180° (the bone pointing against its reference
 /// direction): there the split takes the identity twist, so the rotation is measured
-/// consistently, and a stream crossing it switches once.
+/// consistently, and a stream crossing it switches once; at exactly 180° every twist splits the
+/// rotation, and the stateless nearest takes the one allowed nearest the split's own at the
+/// nearest allowed direction.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReachConeLimit {
     /// The bone's axis in the joint's frame at the reference rotation (unit length).
@@ -148,6 +150,25 @@ impl ReachConeLimit {
             search,
             false,
         )
+    }
+
+    /// At a swing of exactly 180°, where every twist splits the rotation (the bone points along
+    /// `direction` whatever the split), the twist nearest `twist` that the cone allows at the
+    /// allowed direction nearest `direction`: the nearest rotation in the sum `α² + δ²` is that
+    /// direction with `δ = 0`. Out of line: a degenerate input.
+    #[cold]
+    #[inline(never)]
+    fn twist_for_half_swing(&self, direction: Vec3, twist: f32) -> f32 {
+        let slice = self.cone.slice_of(direction);
+        let (at, slice) = if self.cone.inside_slice(direction, slice) {
+            (direction, slice)
+        } else {
+            self.cone.nearest_on_boundary(direction)
+        };
+        self.cone
+            .twist_limits_in_slice(at, slice)
+            .measure(twist)
+            .allowed
     }
 
     /// Whether `relative`, swinging near 180°, lies within the tolerance (as a rotation) of an
@@ -328,7 +349,10 @@ impl RotationLimit for ReachConeLimit {
 
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
-        let (twist, direction) = self.measure(relative);
+        let (mut twist, direction) = self.measure(relative);
+        if crate::contract::half_swing(relative, self.twist_axis) {
+            twist = self.twist_for_half_swing(direction, twist);
+        }
         self.nearest_measured(relative, twist, direction, self.cone.slice_of(direction))
     }
 

@@ -20,6 +20,39 @@ const SAMPLES: usize = 16;
 /// two samples' spacing.
 const GOLDEN_STEPS: usize = 30;
 
+/// Members of the family sampled over `t ∈ [−2π, 2π]` by [`nearest_member`] before golden
+/// sections refine the best: 2.4° apart in `t`, 1.2° in the swing's axis.
+const MEMBERS: usize = 300;
+
+/// At a swing of exactly 180° ([`crate::contract::half_swing`]), where a rotation's twist is not
+/// defined and every member of the family (module docs) is a split of it, the member `t` whose
+/// coordinates lie nearest the region: `violation(t)` is the kind's distance of the swing-plane
+/// point turned by `t/2` about the twist axis with the twist `t` added. `t` runs over two turns,
+/// which bring the swing to its other cover and back (the other cover of a half-turn swing `s`
+/// is `−s`, with the twist a turn on). Sampled, then refined by golden sections about the best
+/// sample; `0` (the split as made) when nothing beats it.
+pub(crate) fn nearest_member(violation: impl Fn(f32) -> f32) -> f32 {
+    use std::f32::consts::TAU;
+    let step = 2.0 * TAU / MEMBERS as f32;
+    let (mut best_t, mut best) = (0.0, violation(0.0));
+    for k in 0..=MEMBERS {
+        let t = -TAU + step * k as f32;
+        let value = violation(t);
+        if value < best {
+            (best_t, best) = (t, value);
+        }
+    }
+    let bracket = (best_t - step, best_t + step);
+    let (t, value) = golden_section(&violation, bracket, GOLDEN_STEPS, |_| false);
+    if value < best { t } else { best_t }
+}
+
+/// The swing-plane point `swing` and twist `twist` moved along the family by `t`.
+#[inline]
+pub(crate) fn family_member(swing: Vec2, twist: f32, t: f32) -> (Vec2, f32) {
+    (Vec2::from_angle(0.5 * t).rotate(swing), twist + t)
+}
+
 /// `limited` (the answer for `relative`, measured at the swing-plane point `swing` with the twist
 /// turn `twist`) turned into the input itself when the input swings near 180° and lies within the
 /// tolerance as a rotation: of the answer ([`settle`]) or, along the family of the module docs, of
@@ -36,7 +69,10 @@ pub(crate) fn settle_near_half_swing(
         return limited;
     }
     let limited = settle(relative, limited);
-    let member = |t: f32| violation(Vec2::from_angle(0.5 * t).rotate(swing), twist + t);
+    let member = |t: f32| {
+        let (swing, twist) = family_member(swing, twist, t);
+        violation(swing, twist)
+    };
     if !limited.inside && family_within_tolerance(relative, axis, member) {
         return Limited::unchanged(relative, limited.measured);
     }

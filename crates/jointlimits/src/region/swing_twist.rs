@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::covers::{
     Ball, project_cover_from, project_covers, project_covers_given, surely_nearer_cover,
 };
-use super::half_swing::settle_near_half_swing;
+use super::half_swing::{family_member, nearest_member, settle_near_half_swing};
 use super::swing_symmetry::require_mirror_symmetric;
 use crate::contract::{BOUNDARY_TOLERANCE, LimitContext, Limited, RotationLimit};
 use crate::rotation::{
@@ -201,6 +201,25 @@ impl SwingTwistLimit {
         )
     }
 
+    /// At a swing of exactly 180°, where every twist splits the rotation, the split (swing
+    /// point `p`, twist) nearest the region ([`super::half_swing::nearest_member`]). Out of line:
+    /// a degenerate input.
+    #[cold]
+    #[inline(never)]
+    fn nearest_split_at_half_swing(&self, p: Vec3, twist: f32) -> (Vec3, f32) {
+        let violation = |swing: Vec2, twist: f32| {
+            let (projection, _) = project_covers(&self.swing, &self.ball, swing.extend(0.0));
+            let twist = self.twist.measure(twist).distance;
+            (projection.distance * projection.distance + twist * twist).sqrt()
+        };
+        let cost = |t: f32| {
+            let (swing, twist) = family_member(p.truncate(), twist, t);
+            violation(swing, twist)
+        };
+        let (swing, twist) = family_member(p.truncate(), twist, nearest_member(cost));
+        (swing.extend(0.0), twist)
+    }
+
     /// [`RotationLimit::nearest`] by projecting the swing point `p` over both covers and
     /// measuring `twist` (out of line: only rotations the inside test refuses come here).
     #[inline(never)]
@@ -250,7 +269,10 @@ impl RotationLimit for SwingTwistLimit {
 
     #[inline]
     fn nearest(&self, relative: Quat, _: &LimitContext) -> Limited {
-        let (p, twist) = self.split(relative, None);
+        let (mut p, mut twist) = self.split(relative, None);
+        if crate::contract::half_swing(relative, self.twist_axis) {
+            (p, twist) = self.nearest_split_at_half_swing(p, twist);
+        }
         if self.swing.tests_inside_in_projection() {
             // A polytope's inside test is its projection's first step: taken once.
             let short = self.swing.project(p);

@@ -663,6 +663,26 @@ impl TableLimit {
         self.moved(relative, twist, direction, to, measure)
     }
 
+    /// At a swing of exactly 180°, where every twist splits the rotation (the bone points along
+    /// `direction` whatever the split), the twist nearest `twist` that the table allows at the
+    /// allowed direction nearest `direction` (its boundary search's landing): the nearest
+    /// rotation in the sum `α² + δ²` is that direction with `δ = 0`. Out of line: a degenerate
+    /// input.
+    #[cold]
+    #[inline(never)]
+    fn twist_for_half_swing(&self, direction: Vec3, twist: f32) -> f32 {
+        let at = if self.swing.contains(direction) {
+            direction
+        } else {
+            let square = self.swing.map.to_square(direction);
+            let (landed, _) = self.swing.nearest_from_with_arc(direction, square);
+            self.swing.polished_landing(direction, landed)
+        };
+        self.twist_range_at(self.swing.map.to_square(at))
+            .measure(twist)
+            .allowed
+    }
+
     /// Whether `relative`, swinging near 180°, lies within the tolerance (as a rotation) of an
     /// allowed rotation along the family that splits it with another twist
     /// ([`crate::region::half_swing`]): the bone's direction turned by `t/2` about the twist axis
@@ -856,7 +876,10 @@ impl RotationLimit for TableLimit {
         if !relative.is_finite() {
             return self.answer_to_non_finite();
         }
-        let (twist, direction) = self.measure(relative);
+        let (mut twist, direction) = self.measure(relative);
+        if crate::contract::half_swing(relative, self.twist_axis) {
+            twist = self.twist_for_half_swing(direction, twist);
+        }
         self.solve(
             relative,
             twist,
