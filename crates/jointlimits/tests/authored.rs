@@ -420,3 +420,36 @@ fn cones_and_spherical_ellipses_equal_their_swing_twist_ellipsoids() {
     }
     eprintln!("cones and spherical ellipses: at most {worst:e} rad from their swing-twist forms");
 }
+
+/// Near gimbal lock the decomposition's outer angles carry the f32 rounding of a rotation over
+/// `|cos b|`: the outside check's Euler range a ten-thousandth of a radian wide in its first
+/// channel read an allowed triple 1.9e-5 rad from the lock 0.112° outside, and `apply` moved it.
+/// Rotations of allowed triples near the lock read inside and stay unchanged.
+#[test]
+fn allowed_triples_near_gimbal_lock_read_inside() {
+    let limit = joint(LimitRegion::Euler(EulerLimit {
+        order: jointlimits::EulerOrder::ZYX,
+        min: Vec3::new(0.3, -1.0, -0.8),
+        max: Vec3::new(0.3001, 1.9, 0.8),
+    }));
+    let mut outside = Vec::new();
+    for k in 0..400 {
+        let from_lock = 1e-6 * 1.03f64.powi(k % 200);
+        let b = std::f64::consts::FRAC_PI_2 - from_lock.copysign(if k < 200 { 1.0 } else { -1.0 });
+        let triple = DVec3::new(
+            0.3 + 1e-4 * (k % 7) as f64 / 6.0,
+            b,
+            -0.79 + 1.58 * (k % 13) as f64 / 12.0,
+        );
+        let q = jointlimits::EulerOrder::ZYX.to_quat(triple);
+        if limit.violation(q) > 0.0 || limit.limit(q) != q {
+            outside.push((triple, limit.violation(q)));
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "{} of 400: {:?}",
+        outside.len(),
+        &outside[..outside.len().min(5)]
+    );
+}

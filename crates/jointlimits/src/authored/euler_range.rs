@@ -106,6 +106,14 @@ impl EulerLimit {
         if !crate::contract::within_tolerance(relative, locked(t.x, t.z)) {
             return None;
         }
+        Some(self.clamp_along_lock_family(t, b))
+    }
+
+    /// The clamp of the member of the family `(a + s, b, c + σ·s)` through the triple `t` (with
+    /// the middle angle `b`) whose outer channels come nearest their ranges
+    /// ([`EulerLimit::nearest_clamp_at_lock`]).
+    fn clamp_along_lock_family(&self, t: DVec3, b: f64) -> Clamped {
+        let locked = |a: f64, c: f64| self.order.to_quat(DVec3::new(a, b, c));
         // The family's sign: the one that keeps the rotation when `a` and `c` move together.
         let probe = 0.5;
         let sigma = if locked(t.x + probe, t.z + probe).dot(locked(t.x, t.z)).abs()
@@ -146,7 +154,22 @@ impl EulerLimit {
         for k in 0..3 {
             turned[k] = nearest_turn(member[k], lo[k], hi[k]);
         }
-        Some(self.clamp(turned))
+        self.clamp(turned)
+    }
+
+    /// Whether a rotation near gimbal lock (farther from it than the tolerance) lies within the
+    /// tolerance, as a rotation, of an allowed triple along the lock's family through one of its
+    /// two: there the outer angles of the decomposition carry the f32 rounding of the rotation over
+    /// `|cos b|` (3e-3 rad at 2e-5 from the lock, 1e-4 at 1e-3), and a rotation written from an
+    /// allowed triple can decompose to one outside; the family's triples `(a + s, b, c + σ·s)`
+    /// turn the rotation by only about `|s|·|cos b|`, and the member is taken only when its
+    /// rotation is measured within the tolerance.
+    fn allowed_along_lock_family(&self, relative: Quat) -> bool {
+        // Both triples: past the lock (`|b| > π/2`) the allowed one is the second.
+        self.triples(relative).into_iter().any(|t| {
+            let member = self.clamp_along_lock_family(t, t.y);
+            crate::contract::within_tolerance(relative, self.order.to_quat(member.clamped))
+        })
     }
 
     /// The cells of rotations `q` whose relative rotation `to_relative · q` the limit allows
@@ -234,7 +257,11 @@ impl EulerLimit {
         };
         // Near gimbal lock the outer angles stretch rotation distances without bound.
         if best.turned.y.cos().abs() < f64::from(NEAR_HALF_SWING) {
-            return settle(relative, limited);
+            let settled = settle(relative, limited);
+            if !settled.inside && self.allowed_along_lock_family(relative) {
+                return Limited::unchanged(relative, measured);
+            }
+            return settled;
         }
         limited
     }
