@@ -96,6 +96,16 @@ pub fn run(
         ) => {
             anyhow::anyhow!("{}: {error}", path.display())
         }
+        // An acceptance the command line did not give came from a rule of the configuration.
+        (
+            FitLimitsError::Option {
+                option: "accept",
+                problem,
+            },
+            Some(path),
+        ) if choices.accept.is_none() => {
+            anyhow::anyhow!("{}: a rule's `accept`: {problem}", path.display())
+        }
         _ => error.into(),
     })?;
     // Recorded as files hold it, so that the limits match this clip and every clip written from it.
@@ -316,6 +326,26 @@ pub fn parse_space(text: &str) -> Result<SpaceKind, String> {
 pub fn parse_shape(text: &str) -> Result<ShapeKind, String> {
     text.parse()
         .map_err(|e| format!("{e}{}", did_you_mean(text, &SHAPE_NAMES)))
+}
+
+/// `error` (reading a fit configuration) with a suggestion where it names an unknown shape or
+/// space that is a likely typo of a known one.
+pub fn with_suggestion(error: jointlimits_io::FitConfigError) -> jointlimits_io::FitConfigError {
+    let typed = |prefix: &str| {
+        let rest = error.message.strip_prefix(prefix)?;
+        rest.split('"').next().map(str::to_string)
+    };
+    let suggestion = if let Some(shape) = typed("unknown shape \"") {
+        did_you_mean(&shape, &SHAPE_NAMES)
+    } else if let Some(space) = typed("unknown space \"") {
+        did_you_mean(&space, &["full", "swing-twist"])
+    } else {
+        return error;
+    };
+    jointlimits_io::FitConfigError {
+        message: format!("{}{suggestion}", error.message),
+        ..error
+    }
 }
 
 /// Parses `bind`, `mean` or `frame:N`.

@@ -522,7 +522,7 @@ fn main() -> ExitCode {
                 .as_deref()
                 .map(|path| {
                     inputs::ensure_output_is_not_an_input(&out, &[path])?;
-                    Ok(jointlimits_io::read_fit_config(path)?)
+                    Ok(jointlimits_io::read_fit_config(path).map_err(fit::with_suggestion)?)
                 })
                 .transpose()
                 .and_then(|read: Option<jointlimits::fit::FitConfig>| {

@@ -146,6 +146,12 @@ fn unusable_configurations_name_the_file_and_the_place() {
             "[defaults]\nshape = \"cube\"\n",
             "a.toml:2:9: unknown shape \"cube\"",
         ),
+        // A likely typo gets the suggestion the command line's option gives.
+        (
+            "typo.toml",
+            "[defaults]\nshape = \"elipsoid\"\n",
+            "(did you mean \"ellipsoid\"?)",
+        ),
         (
             "b.toml",
             "[[joints]]\nshape = \"box\"\n",
@@ -284,6 +290,12 @@ fn calibrating_a_hinge_is_refused() {
             message.contains("a hinge allows no turn off its axis"),
             "{args:?}: {message}"
         );
+        // From a rule, the message names the file and the rule's field, not `--accept`.
+        if args[0] == "--config" {
+            let from_rule = format!("{}: a rule's `accept`: joint", config.display());
+            assert!(message.contains(&from_rule), "{message}");
+            assert!(!message.contains("--accept:"), "{message}");
+        }
         assert!(!out.exists(), "{args:?}: nothing is written");
     }
 }
