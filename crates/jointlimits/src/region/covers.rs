@@ -9,9 +9,10 @@
 //! long one's: the distance to the region's bounding box (exact for boxes), or `|p_long − c| − r`
 //! for a bounding ball of centre `c` and radius `r`. A region within `reach = |c| + r` of the
 //! origin is also at least `|p_long| − reach = 2π − |p| − reach` away, so short projections
-//! nearer than that need no other test (most do: it takes no square root). (A region inside the ball of radius π never *contains* a long
-//! point, but a long point can still be the nearer one: a rotation of 171° about `−x` is 9° from
-//! one of 162° about `+x` the long way, and 333° the short way.)
+//! nearer than that need no other test (most are, and the test takes no square root). (A region
+//! inside the ball of radius π never *contains* a long point, but a long point can still be the
+//! nearer one: a rotation of 171° about `−x` is 9° from one of 162° about `+x` the long way, and
+//! 333° the short way.)
 //!
 //! No rotation has a cover point farther than 2π from the origin, and near that sphere the
 //! points measure rotations badly, so a region holds only its points within [`COVER_REACH`]
