@@ -700,6 +700,58 @@ fn family_within_tolerance(j: Joint, relative: vec4<f32>, swing: vec2<f32>, twis
     return min(fa, fb) <= BOUNDARY_TOLERANCE;
 }
 
+// Members sampled over two turns of t (half_swing::MEMBERS), and how much nearer one must be to
+// replace the best (half_swing::MEMBER_GAIN).
+const MEMBERS: i32 = 300;
+const MEMBER_GAIN: f32 = 1e-6;
+
+// half_swing::nearest_member: at a swing of exactly 180°, where every twist splits the rotation,
+// the member t of the family whose coordinates lie nearest the region.
+fn nearest_member(j: Joint, swing: vec2<f32>, twist: f32) -> f32 {
+    let step = 2.0 * TAU / f32(MEMBERS);
+    var best_t = 0.0;
+    var best = family_member(j, swing, twist, 0.0);
+    for (var k = 0; k <= MEMBERS; k++) {
+        let t = -TAU + step * f32(k);
+        let value = family_member(j, swing, twist, t);
+        if value < best - MEMBER_GAIN {
+            best_t = t;
+            best = value;
+        }
+    }
+    var low = best_t - step;
+    var high = best_t + step;
+    var a = high - GOLDEN_RATIO * (high - low);
+    var b = low + GOLDEN_RATIO * (high - low);
+    var fa = family_member(j, swing, twist, a);
+    var fb = family_member(j, swing, twist, b);
+    for (var i = 0u; i < GOLDEN_STEPS; i++) {
+        if fa <= fb {
+            high = b;
+            b = a;
+            fb = fa;
+            a = high - GOLDEN_RATIO * (high - low);
+            fa = family_member(j, swing, twist, a);
+        } else {
+            low = a;
+            a = b;
+            fa = fb;
+            b = low + GOLDEN_RATIO * (high - low);
+            fb = family_member(j, swing, twist, b);
+        }
+    }
+    var refined = b;
+    var value = fb;
+    if fa <= fb {
+        refined = a;
+        value = fa;
+    }
+    if value < best - MEMBER_GAIN {
+        return refined;
+    }
+    return best_t;
+}
+
 // SwingTwistLimit::result: the answer from the swing projection from cover point `point` and
 // the twist measure, settled near a 180° swing.
 fn swing_twist_result(
@@ -730,7 +782,15 @@ fn swing_twist_result(
 
 // RotationLimit::nearest of a swing-twist limit.
 fn swing_twist_nearest(j: Joint, relative: vec4<f32>) -> SwingLimited {
-    let parts = split(j, relative, 0.0);
+    var parts = split(j, relative, 0.0);
+    if twist_norm_squared(j, relative) < DEGENERATE_TWIST * DEGENERATE_TWIST {
+        // A swing of exactly 180°: the split nearest the region (SwingTwistLimit::nearest).
+        let t = nearest_member(j, parts.point.xy, parts.twist);
+        let sc = sin_cos_signed(0.5 * t);
+        let s = parts.point.xy;
+        parts.point = vec3<f32>(s.x * sc.y - s.y * sc.x, s.y * sc.y + s.x * sc.x, 0.0);
+        parts.twist = parts.twist + t;
+    }
     let covers = project_swing_covers(j, parts.point);
     return swing_twist_result(j, relative, covers.point, covers.projection, measure_twist(j, parts.twist));
 }
